@@ -1,0 +1,31 @@
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include <caf/stateful_actor.hpp>
+
+#include "conch/actors/adapter_slots.hpp"
+#include "conch/actors/messages.hpp"
+
+namespace conch::actors {
+
+/// The state of the adapter pool.
+struct adapter_pool_state {
+  std::shared_ptr<adapter_slots> slots;
+  std::vector<caf::actor> adapters;
+  model_table_ptr table;
+  size_t restarts = 0;
+  size_t restart_budget = 0;
+  static inline const char* name = "conch.adapter_pool";
+};
+
+/// Supervises the server adapters: spawns one per slot, restarts a crashed
+/// one (within the budget) and publishes it to the frontends' slots, and
+/// hands every new model table to all adapters, answering once each has
+/// acknowledged it. `get_atom` returns the current adapters (for tests).
+caf::behavior adapter_pool(caf::stateful_actor<adapter_pool_state>* self,
+                           std::shared_ptr<adapter_slots> slots, size_t restart_budget);
+
+} // namespace conch::actors

@@ -1,0 +1,56 @@
+#include "conch/actors/frontend_supervisor.hpp"
+
+namespace conch::actors {
+
+using runtime::status;
+
+frontend_supervisor::frontend_supervisor(caf::actor_config& cfg, frontend_transport_ptr transport)
+  : caf::event_based_actor(cfg), transport_(std::move(transport)) {}
+
+caf::behavior frontend_supervisor::make_behavior() {
+  return {
+    [this](start_atom) -> status {
+      if (started_)
+        return runtime::already_exists(transport_->name() + " frontend is already running");
+      auto st = transport_->start();
+      started_ = st.is_ok();
+      return st;
+    },
+    [this](stop_atom) { return stop(); },
+    [this](stopped_atom) {
+      if (stop_rp_.pending())
+        stop_rp_.deliver(status::ok());
+      quit();
+    },
+    [this](abort_atom) {
+      if (started_)
+        transport_->abort();
+    },
+  };
+}
+
+caf::result<status> frontend_supervisor::stop() {
+  if (stopping_)
+    return runtime::already_exists(transport_->name() + " frontend is already stopping");
+  stopping_ = true;
+  stop_rp_ = make_response_promise();
+  if (!started_) {
+    stop_rp_.deliver(status::ok());
+    quit();
+    return stop_rp_;
+  }
+  caf::actor me = caf::actor_cast<caf::actor>(this);
+  transport_->begin_stop([me] { caf::anon_send(me, stopped_atom_v); });
+  return stop_rp_;
+}
+
+void frontend_supervisor::on_exit() {
+  // Killed without a stop (exit timeout, crash): close the transport anyway.
+  if (started_ && !stopping_)
+    transport_->abort();
+  if (stop_rp_.pending())
+    stop_rp_.deliver(status::ok());
+  transport_.reset();
+}
+
+} // namespace conch::actors

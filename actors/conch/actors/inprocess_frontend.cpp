@@ -1,0 +1,53 @@
+#include "conch/actors/inprocess_frontend.hpp"
+
+namespace conch::actors {
+
+runtime::status inprocess_frontend::start() {
+  stopping_.store(false);
+  fired_.store(false);
+  accepting_.store(true, std::memory_order_release);
+  return runtime::status::ok();
+}
+
+bool inprocess_frontend::admit(runtime::inference_job& job) noexcept {
+  in_flight_.fetch_add(1, std::memory_order_acq_rel);
+  // Checked after counting, so begin_stop either sees this request in flight
+  // or this request sees the frontend closed.
+  if (!accepting_.load(std::memory_order_acquire)) {
+    release();
+    return false;
+  }
+  job.set_frontend_observer(shared_from_this());
+  return true;
+}
+
+void inprocess_frontend::on_complete(const runtime::inference_job&, const runtime::status&,
+                                     uint64_t) {
+  release();
+}
+
+void inprocess_frontend::begin_stop(std::function<void()> drained) {
+  drained_ = std::move(drained);
+  accepting_.store(false, std::memory_order_release);
+  stopping_.store(true, std::memory_order_release);
+  if (in_flight_.load(std::memory_order_acquire) == 0)
+    fire();
+}
+
+void inprocess_frontend::abort() {
+  // The models cancel what runs; the count falls to zero as they answer.
+  accepting_.store(false, std::memory_order_release);
+}
+
+void inprocess_frontend::release() noexcept {
+  if (in_flight_.fetch_sub(1, std::memory_order_acq_rel) == 1
+      && stopping_.load(std::memory_order_acquire))
+    fire();
+}
+
+void inprocess_frontend::fire() noexcept {
+  if (!fired_.exchange(true, std::memory_order_acq_rel) && drained_)
+    drained_();
+}
+
+} // namespace conch::actors

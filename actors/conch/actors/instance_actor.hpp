@@ -1,0 +1,40 @@
+#pragma once
+
+#include <memory>
+
+#include <caf/event_based_actor.hpp>
+
+#include "conch/actors/messages.hpp"
+#include "conch/runtime/statistics/model_statistics.hpp"
+
+namespace conch::actors {
+
+/// Runs one backend instance: creates it on `init_atom`, executes batches on
+/// `execute_atom` and answers `done_atom` (one credit back to the scheduler).
+/// Spawned detached when the backend may block, so a slow model never holds a
+/// scheduler thread. A backend that throws fails its batch and then ends the
+/// actor with an error, so the scheduler can restart a fresh instance.
+class instance_actor : public caf::event_based_actor {
+ public:
+  instance_actor(caf::actor_config& cfg, backend_model_ptr model,
+                 runtime::backends::instance_context context,
+                 std::shared_ptr<runtime::statistics::model_statistics> stats, bool decoupled,
+                 int32_t max_batch_size);
+
+  caf::behavior make_behavior() override;
+  void on_exit() override;
+
+ private:
+  runtime::status init();
+  void execute(runtime::backends::batch& jobs);
+
+  backend_model_ptr model_;
+  runtime::backends::instance_context context_;
+  std::shared_ptr<runtime::statistics::model_statistics> stats_;
+  std::unique_ptr<runtime::backends::backend_instance> instance_;
+  bool decoupled_;
+  int32_t max_batch_size_;
+  bool crashed_ = false;
+};
+
+} // namespace conch::actors

@@ -1,0 +1,378 @@
+#include "conch/actors/model_scheduler.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "conch/actors/instance_actor.hpp"
+#include "conch/actors/scheduler_hooks.hpp"
+#include "conch/runtime/batching/batcher_config.hpp"
+
+namespace conch::actors {
+
+using runtime::failure_kind;
+using runtime::status;
+
+model_scheduler::model_scheduler(caf::actor_config& cfg, scheduler_spec spec)
+  : caf::event_based_actor(cfg),
+    spec_(std::move(spec)),
+    config_(spec_.context.config),
+    queue_(runtime::batching::batcher_config_from(*config_)) {
+  decoupled_ = config_->model_transaction_policy().decoupled();
+}
+
+model_scheduler::~model_scheduler() = default;
+
+caf::behavior model_scheduler::make_behavior() {
+  auto self_addr = address();
+  listener_ = std::make_shared<scheduler_cancel_listener>(self_addr);
+  if (needs_ordering(*config_))
+    router_ = std::make_shared<ordering_router>(self_addr);
+  // Instances are linked (they die with us) and monitored (we learn how they
+  // ended). CAF unlinks an actor from whoever sends it an exit message, so
+  // their ends are counted on down messages only.
+  set_down_handler([this](caf::down_msg& msg) { on_instance_down(msg); });
+  set_exit_handler([this](caf::exit_msg& msg) {
+    for (const auto& slot : slots_)
+      if (slot.handle && slot.handle.address() == msg.source)
+        return;
+    // Our parent is stopping us without a drain: give up at once.
+    abort_all();
+    quit(msg.reason);
+  });
+  return {
+    [this](init_atom) -> caf::result<status> { return start_loading(); },
+    [this](init_atom, backend_model_ptr& model, status& st) {
+      on_model_loaded(std::move(model), std::move(st));
+    },
+    [this](runtime::job_ptr& job) { admit(std::move(job)); },
+    [this](timer_atom, uint64_t generation) {
+      if (generation != timer_generation_)
+        return;
+      timer_at_ = 0;
+      expire_and_cancel(now());
+      dispatch();
+      maybe_finish_drain();
+    },
+    [this](cancel_atom) {
+      expire_and_cancel(now());
+      maybe_finish_drain();
+    },
+    [this](deliver_atom, held_response& h) { hold(std::move(h)); },
+    [this](stop_atom) -> caf::result<status> { return begin_drain(); },
+    [this](abort_atom) { abort_all(); },
+  };
+}
+
+void model_scheduler::on_exit() {
+  // Whatever is still queued is answered by the jobs' own destructors; make
+  // the reason explicit instead.
+  fail_queued(runtime::unavailable("model '" + spec_.context.name + "' version "
+                                   + std::to_string(spec_.context.version) + " is unavailable"),
+              failure_kind::other);
+  for (auto& [seq, h] : held_)
+    h.job->deliver(std::move(*h.response));
+  held_.clear();
+  if (load_rp_.pending())
+    load_rp_.deliver(runtime::unavailable("model scheduler stopped while loading"));
+  if (drain_rp_.pending())
+    drain_rp_.deliver(status::ok());
+  slots_.clear();
+  model_.reset();
+  router_.reset();
+  listener_.reset();
+}
+
+uint64_t model_scheduler::now() const {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                 clock().now().time_since_epoch())
+                                 .count());
+}
+
+// -- loading ------------------------------------------------------------------
+
+caf::result<status> model_scheduler::start_loading() {
+  if (loading_ || ready_)
+    return runtime::already_exists("model scheduler already loaded");
+  loading_ = true;
+  load_rp_ = make_response_promise();
+  caf::actor me = caf::actor_cast<caf::actor>(this);
+  auto load = [me, factory = spec_.factory, context = spec_.context](caf::event_based_actor*) {
+    backend_model_ptr model;
+    status st;
+    try {
+      auto made = factory(context);
+      if (made)
+        model = std::move(*made);
+      else
+        st = made.error();
+    } catch (const std::exception& e) {
+      st = runtime::internal_error(std::string{"backend failed to load the model: "} + e.what());
+    } catch (...) {
+      st = runtime::internal_error("backend failed to load the model");
+    }
+    caf::anon_send(me, init_atom_v, std::move(model), std::move(st));
+  };
+  if (spec_.allow_detached)
+    system().spawn<caf::detached>(load);
+  else
+    system().spawn(load);
+  return load_rp_;
+}
+
+void model_scheduler::on_model_loaded(backend_model_ptr model, status st) {
+  if (!st)
+    return fail_loading(st);
+  model_ = std::move(model);
+  auto contexts = instance_contexts(*config_);
+  slots_.resize(contexts.size());
+  for (size_t i = 0; i < contexts.size(); ++i) {
+    slots_[i].context = contexts[i];
+    spawn_instance(i);
+  }
+  if (slots_.empty())
+    fail_loading(runtime::invalid_argument("model '" + spec_.context.name + "' has no instances"));
+}
+
+void model_scheduler::spawn_instance(size_t index) {
+  auto& slot = slots_[index];
+  bool decoupled = decoupled_;
+  auto max_batch = config_->max_batch_size();
+  if (spec_.allow_detached && model_->blocking())
+    slot.handle = spawn<instance_actor, caf::linked + caf::monitored + caf::detached>(
+      model_, slot.context, spec_.stats, decoupled, max_batch);
+  else
+    slot.handle = spawn<instance_actor, caf::linked + caf::monitored>(
+      model_, slot.context, spec_.stats, decoupled, max_batch);
+  slot.ready = false;
+  ++live_instances_;
+  ++pending_inits_;
+  auto handle = slot.handle;
+  request(handle, caf::infinite, init_atom_v)
+    .then([this, index, handle](status& st) { on_instance_init(index, handle, std::move(st)); },
+          [this, index, handle](caf::error&) {
+            on_instance_init(index, handle,
+                             runtime::internal_error("model instance stopped while initializing"));
+          });
+}
+
+void model_scheduler::on_instance_init(size_t index, caf::actor handle, status st) {
+  --pending_inits_;
+  auto& slot = slots_[index];
+  if (slot.handle != handle)
+    return;
+  if (!st) {
+    if (loading_)
+      return fail_loading(st.with_prefix("instance '" + slot.context.name + "': "));
+    // A restarted instance that cannot come back counts as one more crash.
+    send_exit(slot.handle, caf::exit_reason::user_shutdown);
+    return;
+  }
+  slot.ready = true;
+  idle_.push_back(index);
+  if (loading_ && pending_inits_ == 0) {
+    loading_ = false;
+    ready_ = true;
+    load_rp_.deliver(status::ok());
+  }
+  dispatch();
+}
+
+void model_scheduler::fail_loading(status st) {
+  loading_ = false;
+  if (load_rp_.pending())
+    load_rp_.deliver(std::move(st));
+  for (auto& slot : slots_)
+    if (slot.handle)
+      send_exit(slot.handle, caf::exit_reason::user_shutdown);
+  quit();
+}
+
+// -- request path ---------------------------------------------------------------
+
+void model_scheduler::admit(runtime::job_ptr job) {
+  if (!ready_ || draining_) {
+    job->fail(runtime::unavailable("'" + spec_.context.name + "' version "
+                                   + std::to_string(spec_.context.version)
+                                   + " is not at ready state"),
+              failure_kind::other);
+    return;
+  }
+  job->set_model_observer(spec_.stats);
+  if (router_) {
+    job->set_sequence(next_sequence_++);
+    job->set_router(router_);
+  }
+  auto st = queue_.enqueue(job, now());
+  if (!st) {
+    job->fail(std::move(st), failure_kind::rejected);
+    return;
+  }
+  spec_.stats->on_enqueue();
+  job->set_cancel_listener(listener_);
+  dispatch();
+}
+
+void model_scheduler::dispatch() {
+  while (!idle_.empty() && !queue_.empty()) {
+    auto t = now();
+    auto d = queue_.next(t);
+    for (auto& job : d.timed_out) {
+      spec_.stats->on_dequeue(1);
+      job->fail(runtime::unavailable("Request timeout expired"), failure_kind::rejected);
+    }
+    if (d.jobs.empty()) {
+      if (d.wake_at_ns != 0)
+        arm_timer(d.wake_at_ns);
+      break;
+    }
+    auto index = idle_.back();
+    idle_.pop_back();
+    spec_.stats->on_dequeue(d.jobs.size());
+    run_batch(index, std::move(d.jobs));
+    if (d.wake_at_ns != 0)
+      arm_timer(d.wake_at_ns);
+  }
+  if (auto deadline = queue_.next_deadline(); deadline != 0)
+    arm_timer(deadline);
+}
+
+void model_scheduler::run_batch(size_t index, runtime::backends::batch jobs) {
+  auto& slot = slots_[index];
+  slot.running = std::make_shared<runtime::backends::batch>(std::move(jobs));
+  auto handle = slot.handle;
+  request(handle, caf::infinite, execute_atom_v, slot.running)
+    .then([this, index, handle](done_atom) { on_done(index, handle); },
+          [](caf::error&) {
+            // The instance died; its exit message restarts it.
+          });
+}
+
+void model_scheduler::on_done(size_t index, caf::actor handle) {
+  auto& slot = slots_[index];
+  if (slot.handle != handle)
+    return;
+  slot.running.reset();
+  idle_.push_back(index);
+  dispatch();
+  maybe_finish_drain();
+}
+
+void model_scheduler::expire_and_cancel(uint64_t t) {
+  for (auto& job : queue_.take_cancelled()) {
+    spec_.stats->on_dequeue(1);
+    job->fail(runtime::cancelled("request cancelled"), failure_kind::cancelled);
+  }
+  for (auto& job : queue_.take_expired(t)) {
+    spec_.stats->on_dequeue(1);
+    job->fail(runtime::unavailable("Request timeout expired"), failure_kind::rejected);
+  }
+}
+
+void model_scheduler::arm_timer(uint64_t wake_at) {
+  if (timer_at_ != 0 && timer_at_ <= wake_at)
+    return;
+  timer_at_ = wake_at;
+  auto t = now();
+  auto delay = std::chrono::nanoseconds{wake_at > t ? wake_at - t : 0};
+  delayed_send(caf::actor_cast<caf::actor>(this), delay, timer_atom_v, ++timer_generation_);
+}
+
+void model_scheduler::hold(held_response h) {
+  auto sequence = h.job->sequence();
+  held_.emplace(sequence, std::move(h));
+  for (auto i = held_.find(next_delivery_); i != held_.end(); i = held_.find(next_delivery_)) {
+    auto entry = std::move(i->second);
+    held_.erase(i);
+    ++next_delivery_;
+    entry.job->deliver(std::move(*entry.response));
+  }
+}
+
+// -- stopping -------------------------------------------------------------------
+
+caf::result<status> model_scheduler::begin_drain() {
+  if (draining_)
+    return runtime::already_exists("model scheduler already draining");
+  draining_ = true;
+  drain_rp_ = make_response_promise();
+  maybe_finish_drain();
+  return drain_rp_;
+}
+
+void model_scheduler::abort_all() {
+  fail_queued(runtime::unavailable("Exit timeout expired: request abandoned"),
+              failure_kind::other);
+  for (auto& slot : slots_)
+    if (slot.running)
+      for (auto& job : *slot.running)
+        job->cancel();
+  if (!draining_) {
+    draining_ = true;
+    drain_rp_ = make_response_promise();
+  }
+  maybe_finish_drain();
+}
+
+void model_scheduler::maybe_finish_drain() {
+  if (!draining_ || !queue_.empty() || loading_)
+    return;
+  for (auto& slot : slots_)
+    if (slot.running || (slot.handle && !slot.ready))
+      return;
+  if (live_instances_ == 0) {
+    if (drain_rp_.pending())
+      drain_rp_.deliver(status::ok());
+    quit();
+    return;
+  }
+  for (auto& slot : slots_)
+    if (slot.handle) {
+      send_exit(slot.handle, caf::exit_reason::user_shutdown);
+      slot.ready = false;
+    }
+}
+
+void model_scheduler::on_instance_down(const caf::down_msg& msg) {
+  size_t index = slots_.size();
+  for (size_t i = 0; i < slots_.size(); ++i)
+    if (slots_[i].handle && slots_[i].handle.address() == msg.source)
+      index = i;
+  if (index == slots_.size())
+    return;
+  auto& slot = slots_[index];
+  --live_instances_;
+  slot.handle = nullptr;
+  slot.ready = false;
+  idle_.erase(std::remove(idle_.begin(), idle_.end(), index), idle_.end());
+  if (slot.running) {
+    for (auto& job : *slot.running)
+      if (!job->completed())
+        job->fail(runtime::internal_error("model instance '" + slot.context.name + "' crashed"),
+                  failure_kind::backend);
+    slot.running.reset();
+  }
+  bool expected = draining_ || msg.reason == caf::exit_reason::user_shutdown;
+  if (expected) {
+    maybe_finish_drain();
+    return;
+  }
+  if (slot.restarts++ < spec_.restart_budget) {
+    spawn_instance(index);
+    return;
+  }
+  if (live_instances_ == 0) {
+    fail_queued(runtime::unavailable("model '" + spec_.context.name
+                                     + "' is unavailable: its instances failed repeatedly"),
+                failure_kind::other);
+    quit(caf::make_error(caf::sec::runtime_error, "instances failed repeatedly"));
+  }
+}
+
+void model_scheduler::fail_queued(const status& st, failure_kind kind) {
+  for (auto& job : queue_.take_all()) {
+    spec_.stats->on_dequeue(1);
+    job->fail(st, kind);
+  }
+}
+
+} // namespace conch::actors

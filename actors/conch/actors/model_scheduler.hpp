@@ -1,0 +1,99 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include <caf/event_based_actor.hpp>
+#include <caf/response_promise.hpp>
+
+#include "conch/actors/messages.hpp"
+#include "conch/runtime/backends/registry.hpp"
+#include "conch/runtime/batching/batch_queue.hpp"
+#include "conch/runtime/statistics/model_statistics.hpp"
+
+namespace conch::actors {
+
+/// What a scheduler needs to load and serve one model version.
+struct scheduler_spec {
+  runtime::backends::model_context context;
+  runtime::backends::model_factory factory;
+  std::shared_ptr<runtime::statistics::model_statistics> stats;
+  /// How many times a crashed instance is restarted before the version fails.
+  size_t restart_budget = 3;
+  /// Blocking backends get threads of their own. Deterministic tests turn
+  /// this off so that every actor runs on the test scheduler.
+  bool allow_detached = true;
+};
+
+/// Serves one model version: loads its backend and instances (`init_atom`),
+/// queues and batches jobs, hands each idle instance one batch at a time
+/// (its credit), reorders responses when the configuration asks for it,
+/// cancels queued jobs, and drains on `stop_atom` (or cancels everything on
+/// `abort_atom`). Ends with an error when its instances keep crashing.
+class model_scheduler : public caf::event_based_actor {
+ public:
+  model_scheduler(caf::actor_config& cfg, scheduler_spec spec);
+  ~model_scheduler() override;
+
+  caf::behavior make_behavior() override;
+  void on_exit() override;
+
+ private:
+  struct instance_slot {
+    caf::actor handle;
+    runtime::backends::instance_context context;
+    batch_ptr running;
+    size_t restarts = 0;
+    bool ready = false;
+  };
+
+  // -- loading ---------------------------------------------------------------
+  caf::result<runtime::status> start_loading();
+  void on_model_loaded(backend_model_ptr model, runtime::status st);
+  void spawn_instance(size_t index);
+  void on_instance_init(size_t index, caf::actor handle, runtime::status st);
+  void fail_loading(runtime::status st);
+
+  // -- request path ----------------------------------------------------------
+  void admit(runtime::job_ptr job);
+  void dispatch();
+  void run_batch(size_t index, runtime::backends::batch jobs);
+  void on_done(size_t index, caf::actor handle);
+  void expire_and_cancel(uint64_t now);
+  void arm_timer(uint64_t wake_at);
+  void hold(held_response h);
+  uint64_t now() const;
+
+  // -- stopping --------------------------------------------------------------
+  caf::result<runtime::status> begin_drain();
+  void abort_all();
+  void maybe_finish_drain();
+  void on_instance_down(const caf::down_msg& msg);
+  void fail_queued(const runtime::status& st, runtime::failure_kind kind);
+
+  scheduler_spec spec_;
+  std::shared_ptr<const inference::ModelConfig> config_;
+  runtime::batching::batch_queue queue_;
+  backend_model_ptr model_;
+  std::vector<instance_slot> slots_;
+  std::vector<size_t> idle_;
+  std::shared_ptr<runtime::response_router> router_;
+  std::shared_ptr<runtime::cancel_listener> listener_;
+  std::map<uint64_t, held_response> held_;
+  caf::response_promise load_rp_;
+  caf::response_promise drain_rp_;
+  uint64_t next_sequence_ = 0;
+  uint64_t next_delivery_ = 0;
+  uint64_t timer_at_ = 0;
+  uint64_t timer_generation_ = 0;
+  size_t pending_inits_ = 0;
+  size_t live_instances_ = 0;
+  bool loading_ = false;
+  bool ready_ = false;
+  bool draining_ = false;
+  bool decoupled_ = false;
+};
+
+} // namespace conch::actors

@@ -1,0 +1,51 @@
+#include "conch/actors/model_table.hpp"
+
+namespace conch::actors {
+
+std::string_view model_state_name(model_state s) noexcept {
+  switch (s) {
+    case model_state::unknown: return "UNKNOWN";
+    case model_state::loading: return "LOADING";
+    case model_state::ready: return "READY";
+    case model_state::unloading: return "UNLOADING";
+    case model_state::unavailable: return "UNAVAILABLE";
+  }
+  return "UNKNOWN";
+}
+
+runtime::result<const version_entry*> model_table::resolve(const std::string& name,
+                                                           int64_t version) const {
+  auto i = models.find(name);
+  if (i == models.end() || i->second.versions.empty())
+    return runtime::not_found("Request for unknown model: '" + name + "' is not found");
+  const auto& versions = i->second.versions;
+  if (version < 0) {
+    for (auto v = versions.rbegin(); v != versions.rend(); ++v)
+      if (v->state == model_state::ready)
+        return &*v;
+    return runtime::not_found("Request for unknown model: '" + name
+                              + "' has no available versions");
+  }
+  for (const auto& v : versions) {
+    if (v.version != version)
+      continue;
+    if (v.state != model_state::ready)
+      return runtime::unavailable("'" + name + "' version " + std::to_string(version)
+                                  + " is not at ready state");
+    return &v;
+  }
+  return runtime::not_found("Request for unknown model: '" + name + "' version "
+                            + std::to_string(version) + " is not found");
+}
+
+const version_entry* model_table::find(const std::string& name, int64_t version) const {
+  auto i = models.find(name);
+  if (i == models.end())
+    return nullptr;
+  for (const auto& v : i->second.versions)
+    if (v.version == version)
+      return &v;
+  return nullptr;
+}
+
+} // namespace conch::actors

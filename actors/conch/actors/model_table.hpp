@@ -1,0 +1,52 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <caf/actor.hpp>
+
+#include "conch/actors/model_state.hpp"
+#include "conch/runtime/result.hpp"
+#include "conch/runtime/statistics/model_statistics.hpp"
+#include "model_config.pb.h"
+
+namespace conch::actors {
+
+/// One version of a model as the request path sees it.
+struct version_entry {
+  int64_t version = 0;
+  model_state state = model_state::unknown;
+  std::string reason;
+  std::shared_ptr<const inference::ModelConfig> config;
+  /// The version's scheduler; valid while READY.
+  caf::actor scheduler;
+  std::shared_ptr<runtime::statistics::model_statistics> stats;
+};
+
+/// One model: its versions, ascending.
+struct model_entry {
+  std::string name;
+  std::vector<version_entry> versions;
+};
+
+/// An immutable snapshot of every model the repository knows. The repository
+/// publishes a new snapshot after each change; readers keep the one they hold,
+/// so the request path reads it without locks.
+class model_table {
+ public:
+  std::unordered_map<std::string, model_entry> models;
+
+  /// The version a request for (`name`, `version`) goes to: the highest READY
+  /// version when `version` is -1. Errors use Triton's wording.
+  runtime::result<const version_entry*> resolve(const std::string& name, int64_t version) const;
+
+  /// The version entry, READY or not; nullptr when unknown.
+  const version_entry* find(const std::string& name, int64_t version) const;
+};
+
+using model_table_ptr = std::shared_ptr<const model_table>;
+
+} // namespace conch::actors

@@ -1,0 +1,293 @@
+#include "conch/actors/repository_actor.hpp"
+
+#include <chrono>
+#include <random>
+
+#include "conch/runtime/device_memory.hpp"
+#include "conch/runtime/repository/fingerprint.hpp"
+#include "conch/runtime/repository/override_directory.hpp"
+#include "conch/runtime/repository/scan.hpp"
+
+namespace conch::actors {
+
+namespace fs = std::filesystem;
+using runtime::status;
+
+repository_actor::repository_actor(caf::actor_config& cfg, server_options options,
+                                   std::shared_ptr<runtime::statistics::metrics_registry> metrics,
+                                   std::shared_ptr<server_flags> flags, caf::actor adapter_pool,
+                                   bool allow_detached)
+  : caf::event_based_actor(cfg),
+    options_(std::move(options)),
+    metrics_(std::move(metrics)),
+    flags_(std::move(flags)),
+    pool_(std::move(adapter_pool)),
+    allow_detached_(allow_detached),
+    table_(std::make_shared<model_table>()) {
+  gpu_count_ = options_.gpu_count;
+  if (gpu_count_ < 0) {
+    auto memory = runtime::get_device_memory();
+    gpu_count_ = memory ? memory->device_count() : 0;
+  }
+  std::random_device rd;
+  override_base_ = fs::temp_directory_path() / ("conch-overrides-" + std::to_string(rd()));
+}
+
+caf::behavior repository_actor::make_behavior() {
+  set_down_handler([this](caf::down_msg& msg) { on_scheduler_down(msg); });
+  return {
+    [this](init_atom) { return initial_load(); },
+    [this](load_atom, std::string& name, load_parameters_ptr& params) -> caf::result<status> {
+      if (options_.model_control_mode != control_mode::explicit_)
+        return runtime::unsupported("explicit model load / unload is not allowed if polling is "
+                                    "enabled or the model control mode is not EXPLICIT");
+      auto rp = make_response_promise();
+      run_exclusive(
+        name, [this, name, params](done_fn done) { load(name, params, std::move(done)); },
+        [rp](status st) mutable { rp.deliver(std::move(st)); });
+      return rp;
+    },
+    [this](unload_atom, std::string& name, bool) -> caf::result<status> {
+      if (options_.model_control_mode != control_mode::explicit_)
+        return runtime::unsupported("explicit model load / unload is not allowed if polling is "
+                                    "enabled or the model control mode is not EXPLICIT");
+      auto rp = make_response_promise();
+      run_exclusive(
+        name, [this, name](done_fn done) { unload(name, std::move(done)); },
+        [rp](status st) mutable { rp.deliver(std::move(st)); });
+      return rp;
+    },
+    [this](poll_atom) { return poll(); },
+    [this](timer_atom) {
+      if (stopping_)
+        return;
+      poll();
+      schedule_poll();
+    },
+    [this](index_atom, bool ready_only) { return index(ready_only); },
+    [this](caf::get_atom) { return table_; },
+    [this](stop_atom) { return stop_all(); },
+    [this](abort_atom) { abort_all(); },
+  };
+}
+
+void repository_actor::on_exit() {
+  for (auto& [name, record] : records_)
+    if (!record.override_dir.empty())
+      runtime::repository::remove_override_directory(record.override_dir);
+  std::error_code ec;
+  fs::remove_all(override_base_, ec);
+  records_.clear();
+  table_.reset();
+  pool_ = nullptr;
+}
+
+void repository_actor::run_exclusive(const std::string& name, std::function<void(done_fn)> op,
+                                     done_fn done) {
+  auto& record = records_[name];
+  record.name = name;
+  auto start = [this, name, op, done]() {
+    records_[name].busy = true;
+    op([this, name, done](status st) {
+      done(std::move(st));
+      auto& r = records_[name];
+      r.busy = false;
+      if (!r.waiting.empty()) {
+        auto next = std::move(r.waiting.front());
+        r.waiting.pop_front();
+        next();
+      }
+    });
+  };
+  if (record.busy)
+    record.waiting.push_back(std::move(start));
+  else
+    start();
+}
+
+std::vector<std::string> repository_actor::names_in_repositories() const {
+  std::vector<fs::path> repos(options_.model_repository.begin(), options_.model_repository.end());
+  std::vector<std::string> out;
+  for (const auto& m : runtime::repository::scan(repos).models)
+    out.push_back(m.name);
+  return out;
+}
+
+caf::result<std::vector<std::string>> repository_actor::initial_load() {
+  auto rp = make_response_promise();
+  std::vector<fs::path> repos(options_.model_repository.begin(), options_.model_repository.end());
+  auto scanned = runtime::repository::scan(repos);
+  auto failures = std::make_shared<std::vector<std::string>>();
+  for (auto& [what, st] : scanned.errors)
+    failures->push_back(st.message());
+  std::vector<std::string> wanted;
+  if (options_.model_control_mode != control_mode::explicit_) {
+    for (const auto& m : scanned.models)
+      wanted.push_back(m.name);
+  } else {
+    for (const auto& name : options_.startup_models) {
+      if (name == "*") {
+        wanted.clear();
+        for (const auto& m : scanned.models)
+          wanted.push_back(m.name);
+        break;
+      }
+      wanted.push_back(name);
+    }
+  }
+  auto remaining = std::make_shared<size_t>(wanted.size());
+  auto finish = [this, rp, failures]() mutable {
+    if (options_.model_control_mode == control_mode::poll)
+      schedule_poll();
+    rp.deliver(*failures);
+  };
+  if (wanted.empty()) {
+    publish(finish);
+    return rp;
+  }
+  for (const auto& name : wanted)
+    run_exclusive(
+      name, [this, name](done_fn done) { load(name, nullptr, std::move(done)); },
+      [name, failures, remaining, finish](status st) mutable {
+        if (!st)
+          failures->push_back(name + ": " + st.message());
+        if (--*remaining == 0)
+          finish();
+      });
+  return rp;
+}
+
+caf::result<status> repository_actor::poll() {
+  if (options_.model_control_mode != control_mode::poll)
+    return runtime::unsupported("poll is only allowed in POLL mode");
+  std::vector<fs::path> repos(options_.model_repository.begin(), options_.model_repository.end());
+  auto scanned = runtime::repository::scan(repos);
+  std::map<std::string, runtime::repository::model_location> found;
+  for (auto& m : scanned.models)
+    found.emplace(m.name, m);
+  auto rp = make_response_promise();
+  auto remaining = std::make_shared<size_t>(1);
+  auto errors = std::make_shared<std::string>();
+  auto one_done = [rp, remaining, errors](const std::string& name, status st) mutable {
+    if (!st)
+      *errors += (errors->empty() ? "" : "; ") + name + ": " + st.message();
+    if (--*remaining == 0)
+      rp.deliver(errors->empty() ? status::ok() : runtime::internal_error(*errors));
+  };
+  for (auto& [name, location] : found) {
+    auto i = records_.find(name);
+    auto fp = runtime::repository::fingerprint(location.path);
+    if (i != records_.end() && i->second.fingerprint == fp && !i->second.versions.empty())
+      continue;
+    ++*remaining;
+    run_exclusive(
+      name, [this, name = name](done_fn done) { load(name, nullptr, std::move(done)); },
+      [one_done, name = name](status st) mutable { one_done(name, std::move(st)); });
+  }
+  for (auto& [name, record] : records_) {
+    if (found.count(name) != 0 || record.versions.empty())
+      continue;
+    ++*remaining;
+    run_exclusive(
+      name, [this, name = name](done_fn done) { unload(name, std::move(done)); },
+      [one_done, name = name](status st) mutable { one_done(name, std::move(st)); });
+  }
+  one_done("", status::ok());
+  return rp;
+}
+
+void repository_actor::schedule_poll() {
+  if (options_.repository_poll_secs == 0)
+    return;
+  delayed_send(caf::actor_cast<caf::actor>(this),
+               std::chrono::seconds{options_.repository_poll_secs}, timer_atom_v);
+}
+
+caf::result<status> repository_actor::stop_all() {
+  stopping_ = true;
+  auto rp = make_response_promise();
+  std::vector<caf::actor> schedulers;
+  for (auto& [name, record] : records_)
+    for (auto& [v, entry] : record.versions)
+      if (entry.scheduler) {
+        entry.state = model_state::unloading;
+        schedulers.push_back(entry.scheduler);
+      }
+  drain(std::move(schedulers), [this, rp]() mutable {
+    for (auto& [name, record] : records_)
+      record.versions.clear();
+    rp.deliver(status::ok());
+  });
+  return rp;
+}
+
+void repository_actor::abort_all() {
+  for (auto& [name, record] : records_)
+    for (auto& [v, entry] : record.versions)
+      if (entry.scheduler)
+        send(entry.scheduler, abort_atom_v);
+}
+
+index_ptr repository_actor::index(bool ready_only) const {
+  auto out = std::make_shared<std::vector<index_entry>>();
+  std::map<std::string, bool> listed;
+  for (const auto& [name, record] : records_) {
+    for (const auto& [v, entry] : record.versions) {
+      if (ready_only && entry.state != model_state::ready)
+        continue;
+      out->push_back({name, std::to_string(v), entry.state, entry.reason});
+      listed[name] = true;
+    }
+  }
+  if (!ready_only)
+    for (const auto& name : names_in_repositories())
+      if (!listed[name])
+        out->push_back({name, "", model_state::unknown, ""});
+  std::stable_sort(out->begin(), out->end(),
+                   [](const index_entry& a, const index_entry& b) { return a.name < b.name; });
+  return out;
+}
+
+void repository_actor::on_scheduler_down(const caf::down_msg& msg) {
+  for (auto& [name, record] : records_)
+    for (auto& [v, entry] : record.versions) {
+      if (!entry.scheduler || entry.scheduler.address() != msg.source)
+        continue;
+      entry.scheduler = nullptr;
+      if (entry.state == model_state::ready) {
+        entry.state = model_state::unavailable;
+        entry.reason = msg.reason ? to_string(msg.reason) : "model stopped";
+        publish([] {});
+      }
+      return;
+    }
+}
+
+model_table_ptr repository_actor::snapshot() const {
+  auto table = std::make_shared<model_table>();
+  bool all_ready = true;
+  for (const auto& [name, record] : records_) {
+    if (record.versions.empty())
+      continue;
+    model_entry m;
+    m.name = name;
+    bool any_ready = false;
+    for (const auto& [v, entry] : record.versions) {
+      m.versions.push_back(entry);
+      any_ready = any_ready || entry.state == model_state::ready;
+    }
+    if (!any_ready && record.versions.begin()->second.reason != "unloaded")
+      all_ready = false;
+    table->models.emplace(name, std::move(m));
+  }
+  flags_->models_ready.store(all_ready || !options_.strict_readiness);
+  return table;
+}
+
+void repository_actor::publish(std::function<void()> then) {
+  table_ = snapshot();
+  request(pool_, caf::infinite, table_atom_v, table_)
+    .then([then](caf::ok_atom) { then(); }, [then](caf::error&) { then(); });
+}
+
+} // namespace conch::actors

@@ -1,0 +1,87 @@
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <caf/event_based_actor.hpp>
+#include <caf/response_promise.hpp>
+
+#include "conch/actors/messages.hpp"
+#include "conch/actors/repository_messages.hpp"
+#include "conch/actors/server_flags.hpp"
+#include "conch/actors/server_options.hpp"
+#include "conch/runtime/backends/registry.hpp"
+#include "conch/runtime/statistics/metrics_registry.hpp"
+
+namespace conch::actors {
+
+/// Owns the model repository: loads, reloads and unloads model versions
+/// (one scheduler actor each), follows the control mode (NONE, POLL with an
+/// interval, EXPLICIT), answers the index, and publishes every change of
+/// the model table to the adapter pool before it answers the request that
+/// caused it. Operations on one model run one at a time, in arrival order.
+class repository_actor : public caf::event_based_actor {
+ public:
+  repository_actor(caf::actor_config& cfg, server_options options,
+                   std::shared_ptr<runtime::statistics::metrics_registry> metrics,
+                   std::shared_ptr<server_flags> flags, caf::actor adapter_pool,
+                   bool allow_detached);
+
+  caf::behavior make_behavior() override;
+  void on_exit() override;
+
+ private:
+  struct model_record {
+    std::string name;
+    std::map<int64_t, version_entry> versions;
+    uint64_t fingerprint = 0;
+    std::filesystem::path override_dir;
+    bool busy = false;
+    std::deque<std::function<void()>> waiting;
+  };
+  using done_fn = std::function<void(runtime::status)>;
+
+  // -- operations (repository_load.cpp / repository_unload.cpp) ----------------
+  void run_exclusive(const std::string& name, std::function<void(done_fn)> op, done_fn done);
+  void load(const std::string& name, load_parameters_ptr params, done_fn done);
+  void finish_load(const std::string& name, std::map<int64_t, version_entry> loaded,
+                   std::map<int64_t, runtime::status> failures, uint64_t started, done_fn done);
+  void unload(const std::string& name, done_fn done);
+  void drain(std::vector<caf::actor> schedulers, std::function<void()> then);
+  version_entry start_version(const std::string& name, int64_t version,
+                              std::shared_ptr<const inference::ModelConfig> config,
+                              const std::filesystem::path& model_path,
+                              const std::filesystem::path& repository,
+                              const runtime::backends::model_factory& factory);
+
+  // -- control --------------------------------------------------------------------
+  caf::result<std::vector<std::string>> initial_load();
+  caf::result<runtime::status> poll();
+  caf::result<runtime::status> stop_all();
+  void abort_all();
+  index_ptr index(bool ready_only) const;
+  void on_scheduler_down(const caf::down_msg& msg);
+  void publish(std::function<void()> then);
+  model_table_ptr snapshot() const;
+  void schedule_poll();
+  std::vector<std::string> names_in_repositories() const;
+
+  server_options options_;
+  std::shared_ptr<runtime::statistics::metrics_registry> metrics_;
+  std::shared_ptr<server_flags> flags_;
+  caf::actor pool_;
+  bool allow_detached_;
+  int gpu_count_ = 0;
+  std::map<std::string, model_record> records_;
+  model_table_ptr table_;
+  std::filesystem::path override_base_;
+  bool stopping_ = false;
+};
+
+} // namespace conch::actors

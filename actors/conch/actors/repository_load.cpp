@@ -1,0 +1,197 @@
+// Loading and reloading a model: repository_actor::load and its helpers.
+
+#include <chrono>
+
+#include "conch/actors/model_scheduler.hpp"
+#include "conch/actors/repository_actor.hpp"
+#include "conch/runtime/backends/registry.hpp"
+#include "conch/runtime/clock.hpp"
+#include "conch/runtime/repository/fingerprint.hpp"
+#include "conch/runtime/repository/model_config_loader.hpp"
+#include "conch/runtime/repository/override_directory.hpp"
+#include "conch/runtime/repository/scan.hpp"
+#include "conch/runtime/repository/versions.hpp"
+
+namespace conch::actors {
+
+namespace fs = std::filesystem;
+namespace repo = runtime::repository;
+using runtime::status;
+
+namespace {
+
+// Where the model lives: an override directory written from the load's file
+// contents, or the model's folder in the repositories.
+runtime::result<repo::model_location> locate(const server_options& options,
+                                             const std::string& name,
+                                             const load_parameters* params,
+                                             const fs::path& override_base, fs::path& override_dir) {
+  if (params != nullptr && !params->files.empty()) {
+    if (!params->config_json)
+      return runtime::invalid_argument("failed to load '" + name
+                                       + "': file overrides require a 'config' parameter");
+    auto dir = repo::write_override_directory(override_base, name, *params->config_json,
+                                              params->files);
+    if (!dir)
+      return dir.error();
+    override_dir = *dir;
+    return repo::model_location{name, dir->parent_path(), *dir};
+  }
+  std::vector<fs::path> repos(options.model_repository.begin(), options.model_repository.end());
+  auto found = repo::find(repos, name);
+  if (!found)
+    return runtime::not_found("failed to load '" + name
+                              + "', no version is available: no model directory named '" + name
+                              + "' in the model repository");
+  return *found;
+}
+
+std::map<std::string, std::string> metric_tags(const inference::ModelConfig& config) {
+  std::map<std::string, std::string> tags;
+  for (const auto& [k, v] : config.metric_tags())
+    tags.emplace(k, v);
+  return tags;
+}
+
+} // namespace
+
+version_entry repository_actor::start_version(const std::string& name, int64_t version,
+                                              std::shared_ptr<const inference::ModelConfig> config,
+                                              const fs::path& model_path,
+                                              const fs::path& repository,
+                                              const runtime::backends::model_factory& factory) {
+  version_entry entry;
+  entry.version = version;
+  entry.state = model_state::loading;
+  entry.config = config;
+  auto& record = records_[name];
+  auto previous = record.versions.find(version);
+  if (previous != record.versions.end() && previous->second.stats)
+    entry.stats = previous->second.stats; // a reload keeps the version's series
+  else
+    entry.stats = std::make_shared<runtime::statistics::model_statistics>(
+      name, version, config->model_transaction_policy().decoupled(), config->max_batch_size(),
+      metrics_ ? metrics_->add_model(name, version, metric_tags(*config)) : nullptr);
+  scheduler_spec spec;
+  spec.context.config = config;
+  spec.context.name = name;
+  spec.context.version = version;
+  spec.context.model_path = model_path;
+  spec.context.version_path = model_path / std::to_string(version);
+  spec.context.repository_path = repository;
+  spec.factory = factory;
+  spec.stats = entry.stats;
+  spec.restart_budget = options_.restart_budget;
+  spec.allow_detached = allow_detached_;
+  entry.scheduler = spawn<model_scheduler, caf::monitored>(std::move(spec));
+  return entry;
+}
+
+void repository_actor::load(const std::string& name, load_parameters_ptr params, done_fn done) {
+  if (stopping_)
+    return done(runtime::unavailable("server is stopping"));
+  auto started = runtime::now_ns();
+  fs::path override_dir;
+  auto location = locate(options_, name, params.get(), override_base_, override_dir);
+  if (!location)
+    return done(location.error());
+  repo::config_load_options load_options;
+  load_options.strict_model_config = options_.strict_model_config;
+  load_options.gpu_count = gpu_count_;
+  std::optional<std::string> config_json;
+  if (params && params->config_json && override_dir.empty())
+    config_json = params->config_json;
+  auto config = repo::load_model_config(*location, load_options, config_json);
+  if (!config)
+    return done(config.error().with_prefix("failed to load '" + name + "': "));
+  auto backend = runtime::backends::registry::global().resolve(*config);
+  if (!backend)
+    return done(backend.error().with_prefix("failed to load '" + name + "': "));
+  auto available = repo::version_directories(location->path);
+  auto versions = repo::select_versions(config->version_policy(), available);
+  if (versions.empty())
+    return done(runtime::invalid_argument("failed to load '" + name
+                                          + "': at least one version must be available under "
+                                            "the version policy of model '" + name + "'"));
+  auto& record = records_[name];
+  if (!record.override_dir.empty() && record.override_dir != override_dir)
+    repo::remove_override_directory(record.override_dir);
+  record.override_dir = override_dir;
+  record.fingerprint = repo::fingerprint(location->path);
+  auto shared_config = std::make_shared<const inference::ModelConfig>(std::move(*config));
+  auto pending = std::make_shared<size_t>(versions.size());
+  auto loaded = std::make_shared<std::map<int64_t, version_entry>>();
+  auto failures = std::make_shared<std::map<int64_t, status>>();
+  for (auto v : versions) {
+    auto entry = start_version(name, v, shared_config, location->path, location->repository,
+                               backend->factory);
+    auto scheduler = entry.scheduler;
+    (*loaded)[v] = std::move(entry);
+    request(scheduler, caf::infinite, init_atom_v)
+      .then(
+        [=](status& st) {
+          if (!st)
+            (*failures)[v] = st;
+          if (--*pending == 0)
+            finish_load(name, std::move(*loaded), std::move(*failures), started, done);
+        },
+        [=](caf::error& err) {
+          (*failures)[v] = runtime::internal_error("model scheduler failed: " + to_string(err));
+          if (--*pending == 0)
+            finish_load(name, std::move(*loaded), std::move(*failures), started, done);
+        });
+  }
+}
+
+void repository_actor::finish_load(const std::string& name,
+                                   std::map<int64_t, version_entry> loaded,
+                                   std::map<int64_t, status> failures, uint64_t started,
+                                   done_fn done) {
+  auto& old = records_[name].versions;
+  std::vector<caf::actor> retired;
+  auto seconds = static_cast<double>(runtime::now_ns() - started) / 1e9;
+  std::string reasons;
+  for (auto& [v, entry] : loaded) {
+    auto previous = old.find(v);
+    bool serving = previous != old.end() && previous->second.state == model_state::ready
+                   && previous->second.scheduler;
+    if (auto f = failures.find(v); f != failures.end()) {
+      reasons += (reasons.empty() ? "" : "; ") + ("version " + std::to_string(v) + ": ")
+                 + f->second.message();
+      if (serving) {
+        entry = previous->second; // a failed reload leaves the running version serving
+        continue;
+      }
+      entry.state = model_state::unavailable;
+      entry.reason = f->second.message();
+      entry.scheduler = nullptr;
+      entry.stats = nullptr;
+      continue;
+    }
+    entry.state = model_state::ready;
+    entry.reason.clear();
+    entry.stats->record_load_duration(seconds);
+    if (serving)
+      retired.push_back(previous->second.scheduler);
+  }
+  // Versions of the previous load that this load did not bring back go away.
+  for (auto& [v, entry] : old) {
+    if (loaded.count(v) != 0)
+      continue;
+    if (entry.scheduler)
+      retired.push_back(entry.scheduler);
+    loaded[v] = version_entry{v, model_state::unavailable, entry.scheduler ? "unloaded" : entry.reason,
+                              entry.config, nullptr, nullptr};
+  }
+  records_[name].versions = std::move(loaded);
+  publish([this, retired = std::move(retired), reasons, name, done]() mutable {
+    drain(std::move(retired), [reasons, name, done] {
+      if (reasons.empty())
+        done(status::ok());
+      else
+        done(runtime::invalid_argument("failed to load '" + name + "', " + reasons));
+    });
+  });
+}
+
+} // namespace conch::actors

@@ -1,0 +1,59 @@
+// Unloading a model and draining schedulers: repository_actor::unload, drain.
+
+#include "conch/actors/repository_actor.hpp"
+#include "conch/runtime/repository/override_directory.hpp"
+
+namespace conch::actors {
+
+using runtime::status;
+
+void repository_actor::unload(const std::string& name, done_fn done) {
+  auto& record = records_[name];
+  std::vector<caf::actor> schedulers;
+  for (auto& [v, entry] : record.versions)
+    if (entry.scheduler) {
+      entry.state = model_state::unloading;
+      schedulers.push_back(entry.scheduler);
+    }
+  if (schedulers.empty()) {
+    if (record.versions.empty())
+      return done(runtime::invalid_argument("failed to unload '" + name
+                                            + "', no version is available"));
+    return done(status::ok());
+  }
+  // Stop routing to the model first, then let its queued work finish.
+  publish([this, name, schedulers = std::move(schedulers), done]() mutable {
+    drain(std::move(schedulers), [this, name, done] {
+      auto& record = records_[name];
+      for (auto& [v, entry] : record.versions) {
+        entry.state = model_state::unavailable;
+        entry.reason = "unloaded";
+        entry.scheduler = nullptr;
+        entry.stats = nullptr;
+      }
+      if (!record.override_dir.empty()) {
+        runtime::repository::remove_override_directory(record.override_dir);
+        record.override_dir.clear();
+      }
+      record.fingerprint = 0;
+      publish([done] { done(status::ok()); });
+    });
+  });
+}
+
+void repository_actor::drain(std::vector<caf::actor> schedulers, std::function<void()> then) {
+  if (schedulers.empty()) {
+    then();
+    return;
+  }
+  auto remaining = std::make_shared<size_t>(schedulers.size());
+  auto one_done = [remaining, then] {
+    if (--*remaining == 0)
+      then();
+  };
+  for (auto& s : schedulers)
+    request(s, caf::infinite, stop_atom_v)
+      .then([one_done](status&) { one_done(); }, [one_done](caf::error&) { one_done(); });
+}
+
+} // namespace conch::actors

@@ -1,0 +1,56 @@
+#include "conch/actors/scheduler_hooks.hpp"
+
+#include <caf/actor.hpp>
+#include <caf/actor_cast.hpp>
+#include <caf/send.hpp>
+
+#include "conch/actors/messages.hpp"
+
+namespace conch::actors {
+
+void scheduler_cancel_listener::on_cancel() noexcept {
+  if (auto dest = caf::actor_cast<caf::actor>(scheduler_))
+    caf::anon_send(dest, cancel_atom_v);
+}
+
+void ordering_router::route(runtime::job_ptr job, runtime::inference_response&& r) {
+  held_response h{job, std::make_shared<runtime::inference_response>(std::move(r))};
+  if (auto dest = caf::actor_cast<caf::actor>(scheduler_)) {
+    caf::anon_send(dest, deliver_atom_v, std::move(h));
+    return;
+  }
+  // The scheduler is gone: nothing is left to order against.
+  job->deliver(std::move(*h.response));
+}
+
+bool needs_ordering(const inference::ModelConfig& config) {
+  if (config.model_transaction_policy().decoupled())
+    return false;
+  if (config.has_dynamic_batching())
+    return config.dynamic_batching().preserve_ordering();
+  int instances = 0;
+  for (const auto& group : config.instance_group())
+    instances += std::max(1, group.count()) * std::max(1, group.gpus_size());
+  return instances > 1;
+}
+
+std::vector<runtime::backends::instance_context>
+instance_contexts(const inference::ModelConfig& config) {
+  std::vector<runtime::backends::instance_context> out;
+  for (const auto& group : config.instance_group()) {
+    auto count = std::max(1, group.count());
+    if (group.kind() == inference::ModelInstanceGroup::KIND_GPU && group.gpus_size() > 0) {
+      int index = 0;
+      for (auto gpu : group.gpus())
+        for (int i = 0; i < count; ++i)
+          out.push_back({group.name() + "_" + std::to_string(index++), group.kind(), gpu,
+                         out.size()});
+      continue;
+    }
+    for (int i = 0; i < count; ++i)
+      out.push_back({group.name() + "_" + std::to_string(i), group.kind(), 0, out.size()});
+  }
+  return out;
+}
+
+} // namespace conch::actors

@@ -1,0 +1,46 @@
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <caf/actor_addr.hpp>
+
+#include "conch/runtime/backends/backend.hpp"
+#include "conch/runtime/inference_job.hpp"
+
+namespace conch::actors {
+
+/// Tells a scheduler that one of its queued jobs was cancelled, so that the
+/// job is answered at once rather than when an instance frees up. Holds only
+/// the scheduler's address: a job never keeps its scheduler alive.
+class scheduler_cancel_listener final : public runtime::cancel_listener {
+ public:
+  explicit scheduler_cancel_listener(caf::actor_addr scheduler) : scheduler_(std::move(scheduler)) {}
+  void on_cancel() noexcept override;
+
+ private:
+  caf::actor_addr scheduler_;
+};
+
+/// Sends responses back to the scheduler, which delivers them in arrival
+/// order (preserve_ordering, or several instances without dynamic batching).
+class ordering_router final : public runtime::response_router {
+ public:
+  explicit ordering_router(caf::actor_addr scheduler) : scheduler_(std::move(scheduler)) {}
+  void route(runtime::job_ptr job, runtime::inference_response&& r) override;
+
+ private:
+  caf::actor_addr scheduler_;
+};
+
+/// True when responses of this model must be reordered: not decoupled, and
+/// either preserve_ordering is set or several instances run without dynamic
+/// batching (where a client expects FIFO answers).
+bool needs_ordering(const inference::ModelConfig& config);
+
+/// One context per instance of the (normalised) configuration, named
+/// "<group>_<index in group>" as Triton names them.
+std::vector<runtime::backends::instance_context>
+instance_contexts(const inference::ModelConfig& config);
+
+} // namespace conch::actors

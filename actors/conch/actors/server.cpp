@@ -1,0 +1,119 @@
+#include "conch/actors/server.hpp"
+
+#include <caf/scoped_actor.hpp>
+
+#include "conch/actors/messages.hpp"
+#include "conch/actors/server_core.hpp"
+#include "conch/actors/server_supervisor.hpp"
+
+#ifndef CONCH_VERSION
+#define CONCH_VERSION "0.0.0"
+#endif
+
+namespace conch::actors {
+
+using runtime::status;
+
+namespace {
+
+status from_error(const caf::error& err) {
+  return runtime::unavailable("server is not running: " + to_string(err));
+}
+
+status start_failure(const std::vector<std::string>& failures) {
+  if (failures.size() == 1)
+    return runtime::internal_error(failures.front());
+  std::string m = "failed to load all models:";
+  for (const auto& f : failures)
+    m += " " + f + ";";
+  m.pop_back();
+  return runtime::internal_error(std::move(m));
+}
+
+} // namespace
+
+runtime::result<server> server::start(caf::actor_system& sys, server_options options) {
+  if (options.model_repository.empty())
+    return runtime::invalid_argument("--model-repository must be specified");
+  auto c = std::make_shared<core>();
+  c->sys = &sys;
+  c->options = options;
+  c->metrics = std::make_shared<runtime::statistics::metrics_registry>();
+  c->slots = std::make_shared<adapter_slots>(options.adapter_count, options.restart_budget);
+  c->flags->live.store(true);
+  c->supervisor = sys.spawn<server_supervisor>(
+    supervisor_spec{options, c->flags, c->metrics, c->slots, true});
+  caf::scoped_actor self{sys};
+  std::vector<std::string> failures;
+  status st;
+  self->request(c->supervisor, caf::infinite, init_atom_v)
+    .receive([&](std::vector<std::string>& f) { failures = std::move(f); },
+             [&](caf::error& err) { st = from_error(err); });
+  self->request(c->supervisor, caf::infinite, caf::get_atom_v)
+    .receive([&](caf::actor& repository, caf::actor&) { c->repository = repository; },
+             [&](caf::error& err) { st = from_error(err); });
+  self->request(c->supervisor, caf::infinite, frontend_atom_v,
+                frontend_transport_ptr{c->inprocess})
+    .receive([&](status& s, caf::actor&) { st = st ? s : st; },
+             [&](caf::error& err) { st = from_error(err); });
+  if (st && !failures.empty() && options.exit_on_error)
+    st = start_failure(failures);
+  if (!st) {
+    (void) c->stop();
+    return st;
+  }
+  c->flags->accepting.store(true);
+  return server{std::move(c)};
+}
+
+status server::core::stop() {
+  std::lock_guard<std::mutex> guard{stop_mu};
+  if (stopped)
+    return runtime::invalid_argument("Server not started");
+  stopped = true;
+  flags->accepting.store(false);
+  caf::scoped_actor self{*sys};
+  status result;
+  self->request(supervisor, caf::infinite, stop_atom_v)
+    .receive([&](status& st) { result = std::move(st); }, [](caf::error&) {});
+  self->wait_for(supervisor);
+  flags->live.store(false);
+  return result;
+}
+
+server::core::~core() {
+  if (!stopped && sys != nullptr && supervisor)
+    (void) stop();
+}
+
+runtime::result<model_table_ptr> server::core::table() const {
+  caf::scoped_actor self{*sys};
+  runtime::result<model_table_ptr> out{runtime::unavailable("server is not running")};
+  self->request(repository, caf::infinite, caf::get_atom_v)
+    .receive([&](model_table_ptr& t) { out = std::move(t); },
+             [&](caf::error& err) { out = from_error(err); });
+  return out;
+}
+
+status server::stop() { return core_->stop(); }
+
+caf::actor server::handle() const { return core_->supervisor; }
+
+bool server::live() const { return core_->flags->live.load(); }
+
+bool server::ready() const {
+  return core_->flags->accepting.load() && core_->flags->models_ready.load();
+}
+
+const server_options& server::options() const { return core_->options; }
+
+server_metadata server::metadata() const {
+  return {core_->options.server_id,
+          CONCH_VERSION,
+          {"model_repository", "model_repository(unload_dependents)", "schedule_policy",
+           "model_configuration", "statistics", "parameters"}};
+}
+
+std::string server::metrics_text() const { return core_->metrics->serialize(); }
+
+} // namespace conch::actors

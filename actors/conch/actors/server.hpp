@@ -1,0 +1,133 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include "conch/actors/frontend_transport.hpp"
+#include "conch/actors/model_metadata.hpp"
+#include "conch/actors/repository_messages.hpp"
+#include "conch/actors/server_options.hpp"
+#include "conch/runtime/inference_job.hpp"
+#include "conch/runtime/result.hpp"
+#include "conch/runtime/statistics/statistics_snapshot.hpp"
+#include "model_config.pb.h"
+
+namespace conch::actors {
+
+/// Server metadata: name, version and the protocol extensions implemented.
+struct server_metadata {
+  std::string name;
+  std::string version;
+  std::vector<std::string> extensions;
+};
+
+/// A request in flight, as returned by server::infer. Cancelling it answers a
+/// queued request at once with CANCELLED and asks a running one to stop.
+/// Thread-safe; may outlive the server.
+class request_handle {
+ public:
+  request_handle() = default;
+  explicit request_handle(runtime::job_ptr job) : job_(std::move(job)) {}
+
+  /// Cancels the request (no-op once it completed).
+  void cancel() const noexcept {
+    if (job_)
+      job_->cancel();
+  }
+
+  /// True once the final response was delivered.
+  bool completed() const noexcept { return !job_ || job_->completed(); }
+
+ private:
+  runtime::job_ptr job_;
+};
+
+/// A Conch server running in an application's CAF actor system. A cheap,
+/// copyable handle: copies share the server, which stops when stop() is
+/// called or the last copy goes. Every method is thread-safe. The blocking
+/// ones (start, stop, load, unload, poll and the queries) must not be called
+/// from a thread of the actor system's scheduler; infer never blocks.
+class server {
+ public:
+  // -- lifecycle -----------------------------------------------------------------
+
+  /// Starts a server in `sys`: builds its actor tree and loads models as the
+  /// control mode says. With exit_on_error, fails (and leaves nothing
+  /// running) when any model fails to load, naming each one.
+  static runtime::result<server> start(caf::actor_system& sys, server_options options);
+
+  /// Runs the stop protocol: not ready at once, then frontends stop, then
+  /// adapters, then models drain. Returns InternalError("Exit timeout
+  /// expired. Exiting immediately.") when exit_timeout passed first. A second
+  /// call returns InvalidArgument.
+  runtime::status stop();
+
+  /// The supervisor at the root of the server's tree, to link or monitor
+  /// from the application's own supervision tree. It ends when the server
+  /// stopped.
+  caf::actor handle() const;
+
+  // -- health and metadata ---------------------------------------------------------
+
+  bool live() const;
+  bool ready() const;
+  server_metadata metadata() const;
+  const server_options& options() const;
+
+  // -- models ------------------------------------------------------------------------
+
+  /// True when the version (-1: any version) is READY.
+  bool model_ready(const std::string& name, int64_t version = -1) const;
+  runtime::result<conch::actors::model_metadata> model_metadata(const std::string& name,
+                                                 int64_t version = -1) const;
+  runtime::result<std::shared_ptr<const inference::ModelConfig>>
+  model_config(const std::string& name, int64_t version = -1) const;
+  /// Statistics of READY versions: all models when `name` is empty, all
+  /// versions of `name` when `version` is -1.
+  runtime::result<std::vector<runtime::statistics::statistics_snapshot>>
+  model_statistics(const std::string& name = "", int64_t version = -1) const;
+
+  // -- repository -------------------------------------------------------------------
+
+  runtime::result<std::vector<index_entry>> repository_index(bool ready_only = false) const;
+  runtime::status load(const std::string& name, load_parameters parameters = {});
+  runtime::status unload(const std::string& name, bool unload_dependents = false);
+  runtime::status poll_repository();
+
+  // -- inference ----------------------------------------------------------------------
+
+  /// Submits a request. `on_response` receives every response (several for a
+  /// decoupled model), the last one marked final; it is called from Conch's
+  /// threads and must not block. Errors — unknown model, invalid inputs,
+  /// server stopping — arrive the same way, as one final response.
+  request_handle infer(runtime::inference_request request, runtime::response_callback on_response);
+
+  // -- frontends and metrics ----------------------------------------------------------
+
+  /// Adds a frontend to the server's tree and starts it. The server stops it
+  /// first when it stops. Returns the frontend's supervisor.
+  runtime::result<caf::actor> add_frontend(frontend_transport_ptr transport);
+
+  /// Stops one frontend (step 2 of the stop protocol for it alone).
+  runtime::status stop_frontend(const caf::actor& frontend);
+
+  /// The Prometheus text exposition of the server's metric families.
+  std::string metrics_text() const;
+
+  struct core;
+
+ private:
+  explicit server(std::shared_ptr<core> c) : core_(std::move(c)) {}
+  std::shared_ptr<core> core_;
+};
+
+} // namespace conch::actors
+
+namespace conch {
+using actors::server;
+using actors::server_options;
+} // namespace conch

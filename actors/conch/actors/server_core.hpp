@@ -1,0 +1,42 @@
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include "conch/actors/adapter_slots.hpp"
+#include "conch/actors/inprocess_frontend.hpp"
+#include "conch/actors/model_table.hpp"
+#include "conch/actors/server.hpp"
+#include "conch/actors/server_flags.hpp"
+#include "conch/runtime/statistics/metrics_registry.hpp"
+
+namespace conch::actors {
+
+/// The state a server handle shares: the actor tree's entry points and the
+/// objects the request path reads without asking an actor.
+struct server::core {
+  caf::actor_system* sys = nullptr;
+  server_options options;
+  std::shared_ptr<server_flags> flags = std::make_shared<server_flags>();
+  std::shared_ptr<runtime::statistics::metrics_registry> metrics;
+  std::shared_ptr<adapter_slots> slots;
+  std::shared_ptr<inprocess_frontend> inprocess = std::make_shared<inprocess_frontend>();
+  caf::actor supervisor;
+  caf::actor repository;
+  std::mutex stop_mu;
+  bool stopped = false;
+
+  /// Runs the stop protocol and waits until the supervisor has ended.
+  runtime::status stop();
+
+  /// The current model table (asks the repository).
+  runtime::result<model_table_ptr> table() const;
+
+  ~core();
+};
+
+} // namespace conch::actors

@@ -1,0 +1,33 @@
+#include "conch/actors/server_host.hpp"
+
+namespace conch::actors {
+
+void configure_actor_system(caf::actor_system_config& cfg, const host_options& host) {
+  cfg.set("scheduler.max-threads", host.scheduler_threads);
+  cfg.set("scheduler.max-throughput", host.max_throughput);
+  cfg.set("logger.console", caf::atom("none"));
+}
+
+runtime::result<std::unique_ptr<server_host>> server_host::start(server_options options,
+                                                                 host_options host) {
+  std::unique_ptr<server_host> out{new server_host};
+  out->config_ = std::make_unique<caf::actor_system_config>();
+  configure_actor_system(*out->config_, host);
+  out->system_ = std::make_unique<caf::actor_system>(*out->config_);
+  auto srv = server::start(*out->system_, std::move(options));
+  if (!srv)
+    return srv.error();
+  out->server_ = std::make_unique<conch::actors::server>(std::move(*srv));
+  return out;
+}
+
+server_host::~server_host() {
+  if (server_) {
+    (void) server_->stop();
+    server_.reset();
+  }
+  system_.reset();
+  config_.reset();
+}
+
+} // namespace conch::actors

@@ -1,0 +1,147 @@
+// The model, repository, inference and frontend methods of conch::server.
+
+#include <caf/scoped_actor.hpp>
+
+#include "conch/actors/messages.hpp"
+#include "conch/actors/server_core.hpp"
+
+namespace conch::actors {
+
+using runtime::status;
+
+namespace {
+
+status not_running(const caf::error& err) {
+  return runtime::unavailable("server is not running: " + to_string(err));
+}
+
+template <class... Ts>
+status ask_status(caf::actor_system& sys, const caf::actor& dest, Ts&&... xs) {
+  if (!dest)
+    return runtime::unavailable("server is not running");
+  caf::scoped_actor self{sys};
+  status out;
+  self->request(dest, caf::infinite, std::forward<Ts>(xs)...)
+    .receive([&](status& st) { out = std::move(st); },
+             [&](caf::error& err) { out = not_running(err); });
+  return out;
+}
+
+} // namespace
+
+bool server::model_ready(const std::string& name, int64_t version) const {
+  auto t = core_->table();
+  return t && (*t)->resolve(name, version).has_value();
+}
+
+runtime::result<conch::actors::model_metadata> server::model_metadata(const std::string& name,
+                                                       int64_t version) const {
+  auto t = core_->table();
+  if (!t)
+    return t.error();
+  auto entry = (*t)->resolve(name, version);
+  if (!entry)
+    return entry.error();
+  std::vector<int64_t> ready;
+  for (const auto& v : (*t)->models.at(name).versions)
+    if (v.state == model_state::ready)
+      ready.push_back(v.version);
+  return make_model_metadata(*(*entry)->config, ready);
+}
+
+runtime::result<std::shared_ptr<const inference::ModelConfig>>
+server::model_config(const std::string& name, int64_t version) const {
+  auto t = core_->table();
+  if (!t)
+    return t.error();
+  auto entry = (*t)->resolve(name, version);
+  if (!entry)
+    return entry.error();
+  return (*entry)->config;
+}
+
+runtime::result<std::vector<runtime::statistics::statistics_snapshot>>
+server::model_statistics(const std::string& name, int64_t version) const {
+  auto t = core_->table();
+  if (!t)
+    return t.error();
+  std::vector<runtime::statistics::statistics_snapshot> out;
+  for (const auto& [model, entry] : (*t)->models) {
+    if (!name.empty() && model != name)
+      continue;
+    for (const auto& v : entry.versions)
+      if (v.state == model_state::ready && v.stats && (version < 0 || v.version == version))
+        out.push_back(v.stats->snapshot());
+  }
+  if (!name.empty() && out.empty())
+    return runtime::invalid_argument("requested model '" + name + "' is not available");
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return a.name != b.name ? a.name < b.name : a.version < b.version;
+  });
+  return out;
+}
+
+runtime::result<std::vector<index_entry>> server::repository_index(bool ready_only) const {
+  caf::scoped_actor self{*core_->sys};
+  runtime::result<std::vector<index_entry>> out{runtime::unavailable("server is not running")};
+  self->request(core_->repository, caf::infinite, index_atom_v, ready_only)
+    .receive([&](index_ptr& index) { out = *index; },
+             [&](caf::error& err) { out = not_running(err); });
+  return out;
+}
+
+status server::load(const std::string& name, load_parameters parameters) {
+  auto params = std::make_shared<const load_parameters>(std::move(parameters));
+  return ask_status(*core_->sys, core_->repository, load_atom_v, name, params);
+}
+
+status server::unload(const std::string& name, bool unload_dependents) {
+  return ask_status(*core_->sys, core_->repository, unload_atom_v, name, unload_dependents);
+}
+
+status server::poll_repository() {
+  return ask_status(*core_->sys, core_->repository, poll_atom_v);
+}
+
+request_handle server::infer(runtime::inference_request request,
+                             runtime::response_callback on_response) {
+  auto job = std::make_shared<runtime::inference_job>(std::move(request), std::move(on_response));
+  auto& c = *core_;
+  if (!c.flags->accepting.load(std::memory_order_acquire) || !c.inprocess->admit(*job)) {
+    job->fail(runtime::unavailable("Server is stopping"), runtime::failure_kind::other);
+    return request_handle{std::move(job)};
+  }
+  const auto* adapter = c.slots->pick();
+  if (adapter == nullptr || !*adapter) {
+    job->fail(runtime::unavailable("Server is stopping"), runtime::failure_kind::other);
+    return request_handle{std::move(job)};
+  }
+  caf::anon_send(*adapter, job);
+  return request_handle{std::move(job)};
+}
+
+runtime::result<caf::actor> server::add_frontend(frontend_transport_ptr transport) {
+  caf::scoped_actor self{*core_->sys};
+  runtime::result<caf::actor> out{runtime::unavailable("server is not running")};
+  self->request(core_->supervisor, caf::infinite, frontend_atom_v, std::move(transport))
+    .receive(
+      [&](status& st, caf::actor& fe) {
+        if (st)
+          out = std::move(fe);
+        else
+          out = std::move(st);
+      },
+      [&](caf::error& err) { out = not_running(err); });
+  return out;
+}
+
+status server::stop_frontend(const caf::actor& frontend) {
+  if (!frontend)
+    return status::ok();
+  caf::scoped_actor self{*core_->sys};
+  self->request(frontend, caf::infinite, stop_atom_v).receive([](status&) {}, [](caf::error&) {});
+  self->wait_for(frontend);
+  return status::ok();
+}
+
+} // namespace conch::actors

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace conch::actors {
+
+/// How the repository decides what to load; the values equal
+/// TRITONSERVER_ModelControlMode.
+enum class control_mode : uint8_t {
+  /// Load every model at start; no load or unload afterwards.
+  none = 0,
+  /// Load every model at start and follow the repository on each poll.
+  poll = 1,
+  /// Load only startup_models; load and unload on request.
+  explicit_ = 2,
+};
+
+/// Options of a Conch server. Field names equal those of the Python Options
+/// dataclass where Conch mirrors it.
+struct server_options {
+  /// The repository paths searched for models.
+  std::vector<std::string> model_repository;
+  /// The server name reported by server metadata.
+  std::string server_id = "triton";
+  /// NONE, POLL or EXPLICIT.
+  control_mode model_control_mode = control_mode::none;
+  /// Models loaded at start in EXPLICIT mode; "*" loads all.
+  std::vector<std::string> startup_models;
+  /// When false, a missing config.pbtxt or missing fields are completed by the backend.
+  bool strict_model_config = false;
+  /// When true, start fails if any model fails to load.
+  bool exit_on_error = true;
+  /// When true, the server is ready only while every loaded model is ready.
+  bool strict_readiness = true;
+  /// Seconds stop() waits for in-flight work before abandoning it.
+  uint32_t exit_timeout = 30;
+  /// Seconds between automatic polls in POLL mode (0: poll only on request).
+  uint32_t repository_poll_secs = 15;
+  /// Server adapters (actors that validate and route requests).
+  uint32_t adapter_count = 2;
+  /// Restarts allowed for crashed adapters, and per instance of a model.
+  uint32_t restart_budget = 3;
+  /// Number of GPUs to assume for KIND_AUTO/KIND_GPU groups; -1 asks CUDA.
+  int32_t gpu_count = -1;
+};
+
+} // namespace conch::actors

@@ -1,0 +1,164 @@
+#include "conch/actors/server_supervisor.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "conch/actors/adapter_pool.hpp"
+#include "conch/actors/frontend_supervisor.hpp"
+#include "conch/actors/repository_actor.hpp"
+
+namespace conch::actors {
+
+using runtime::status;
+
+namespace {
+
+// After the exit timeout the tree is told to abandon its work; this is how
+// long it then gets to release everything before it is killed outright.
+constexpr auto abandon_grace = std::chrono::seconds{5};
+
+} // namespace
+
+server_supervisor::server_supervisor(caf::actor_config& cfg, supervisor_spec spec)
+  : caf::event_based_actor(cfg), spec_(std::move(spec)) {}
+
+caf::behavior server_supervisor::make_behavior() {
+  pool_ = spawn<caf::monitored>(adapter_pool, spec_.slots, size_t{spec_.options.restart_budget});
+  repository_ = spawn<repository_actor, caf::monitored>(spec_.options, spec_.metrics, spec_.flags,
+                                                        pool_, spec_.allow_detached);
+  set_down_handler([this](caf::down_msg& msg) { on_down(msg); });
+  return {
+    [this](init_atom a) { return delegate(repository_, a); },
+    [this](frontend_atom, frontend_transport_ptr& t) { return add_frontend(std::move(t)); },
+    [this](stop_atom) { return begin_stop(); },
+    [this](timer_atom) { on_deadline(); },
+    [this](caf::get_atom) { return caf::make_message(repository_, pool_); },
+  };
+}
+
+void server_supervisor::on_exit() {
+  if (stop_rp_.pending())
+    stop_rp_.deliver(runtime::internal_error("server stopped unexpectedly"));
+  frontends_.clear();
+  pool_ = nullptr;
+  repository_ = nullptr;
+}
+
+caf::result<status, caf::actor> server_supervisor::add_frontend(frontend_transport_ptr transport) {
+  if (phase_ != phase::running)
+    return {runtime::unavailable("Server is stopping"), caf::actor{}};
+  caf::actor fe;
+  if (spec_.allow_detached)
+    fe = spawn<frontend_supervisor, caf::monitored + caf::detached>(std::move(transport));
+  else
+    fe = spawn<frontend_supervisor, caf::monitored>(std::move(transport));
+  frontends_.push_back(fe);
+  auto rp = make_response_promise<status, caf::actor>();
+  request(fe, caf::infinite, start_atom_v)
+    .then(
+      [this, rp, fe](status& st) mutable {
+        if (!st)
+          send_exit(fe, caf::exit_reason::user_shutdown);
+        rp.deliver(std::move(st), fe);
+      },
+      [rp](caf::error& err) mutable {
+        rp.deliver(runtime::internal_error("frontend failed to start: " + to_string(err)),
+                   caf::actor{});
+      });
+  return rp;
+}
+
+caf::result<status> server_supervisor::begin_stop() {
+  if (phase_ != phase::running)
+    return runtime::already_exists("Server is already stopping");
+  spec_.flags->accepting.store(false);
+  spec_.flags->models_ready.store(false);
+  stop_rp_ = make_response_promise();
+  delayed_send(caf::actor_cast<caf::actor>(this), std::chrono::seconds{spec_.options.exit_timeout},
+               timer_atom_v);
+  stop_frontends();
+  return stop_rp_;
+}
+
+void server_supervisor::stop_frontends() {
+  phase_ = phase::frontends;
+  pending_ = frontends_.size();
+  if (pending_ == 0)
+    return stop_adapters();
+  for (auto& fe : frontends_) {
+    request(fe, caf::infinite, stop_atom_v)
+      .then([](status&) {}, [](caf::error&) {});
+  }
+  // Progress is counted on the frontends' down messages, which arrive
+  // whether they stop cleanly or die.
+}
+
+void server_supervisor::stop_adapters() {
+  phase_ = phase::adapters;
+  pending_ = 1;
+  send_exit(pool_, caf::exit_reason::user_shutdown);
+}
+
+void server_supervisor::stop_models() {
+  phase_ = phase::models;
+  pending_ = 1;
+  request(repository_, caf::infinite, stop_atom_v)
+    .then([this](status&) { send_exit(repository_, caf::exit_reason::user_shutdown); },
+          [this](caf::error&) { send_exit(repository_, caf::exit_reason::user_shutdown); });
+}
+
+void server_supervisor::finish() {
+  phase_ = phase::done;
+  spec_.flags->live.store(false);
+  if (stop_rp_.pending())
+    stop_rp_.deliver(timed_out_ ? runtime::internal_error("Exit timeout expired. Exiting immediately.")
+                                : status::ok());
+  quit();
+}
+
+void server_supervisor::on_deadline() {
+  if (phase_ == phase::done || phase_ == phase::running)
+    return;
+  if (!timed_out_) {
+    // Abandon the work that is left: cancel running requests and force every
+    // transport closed, then give the tree a moment to release it all.
+    timed_out_ = true;
+    for (auto& fe : frontends_)
+      send(fe, abort_atom_v);
+    if (repository_)
+      send(repository_, abort_atom_v);
+    delayed_send(caf::actor_cast<caf::actor>(this), abandon_grace, timer_atom_v);
+    return;
+  }
+  for (auto& fe : frontends_)
+    send_exit(fe, caf::exit_reason::kill);
+  if (pool_)
+    send_exit(pool_, caf::exit_reason::kill);
+  if (repository_)
+    send_exit(repository_, caf::exit_reason::kill);
+  finish();
+}
+
+void server_supervisor::on_down(const caf::down_msg& msg) {
+  if (pool_ && msg.source == pool_.address()) {
+    pool_ = nullptr;
+    if (phase_ == phase::adapters)
+      return stop_models();
+    return;
+  }
+  if (repository_ && msg.source == repository_.address()) {
+    repository_ = nullptr;
+    if (phase_ == phase::models)
+      return finish();
+    return;
+  }
+  auto i = std::find_if(frontends_.begin(), frontends_.end(),
+                        [&](const caf::actor& a) { return a.address() == msg.source; });
+  if (i == frontends_.end())
+    return;
+  frontends_.erase(i);
+  if (phase_ == phase::frontends && --pending_ == 0)
+    stop_adapters();
+}
+
+} // namespace conch::actors

@@ -1,0 +1,63 @@
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <caf/event_based_actor.hpp>
+#include <caf/response_promise.hpp>
+
+#include "conch/actors/adapter_slots.hpp"
+#include "conch/actors/frontend_transport.hpp"
+#include "conch/actors/messages.hpp"
+#include "conch/actors/server_flags.hpp"
+#include "conch/actors/server_options.hpp"
+#include "conch/runtime/statistics/metrics_registry.hpp"
+
+namespace conch::actors {
+
+/// What a server supervisor is built from.
+struct supervisor_spec {
+  server_options options;
+  std::shared_ptr<server_flags> flags;
+  std::shared_ptr<runtime::statistics::metrics_registry> metrics;
+  std::shared_ptr<adapter_slots> slots;
+  /// Off in deterministic tests: every actor then runs on the test scheduler.
+  bool allow_detached = true;
+};
+
+/// The root of one server's tree: the frontend supervisors, the adapter pool
+/// and the repository (which owns the model schedulers). `init_atom` loads
+/// the repository; `frontend_atom` adds and starts a frontend; `stop_atom`
+/// runs the stop protocol — frontends first, then adapters, then models —
+/// and answers "Exit timeout expired. Exiting immediately." when the exit
+/// timeout passes first, after abandoning what was left.
+class server_supervisor : public caf::event_based_actor {
+ public:
+  server_supervisor(caf::actor_config& cfg, supervisor_spec spec);
+
+  caf::behavior make_behavior() override;
+  void on_exit() override;
+
+ private:
+  enum class phase { running, frontends, adapters, models, done };
+
+  caf::result<runtime::status, caf::actor> add_frontend(frontend_transport_ptr transport);
+  caf::result<runtime::status> begin_stop();
+  void stop_frontends();
+  void stop_adapters();
+  void stop_models();
+  void finish();
+  void on_deadline();
+  void on_down(const caf::down_msg& msg);
+
+  supervisor_spec spec_;
+  caf::actor pool_;
+  caf::actor repository_;
+  std::vector<caf::actor> frontends_;
+  caf::response_promise stop_rp_;
+  phase phase_ = phase::running;
+  size_t pending_ = 0;
+  bool timed_out_ = false;
+};
+
+} // namespace conch::actors

@@ -1,0 +1,70 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "conch/runtime/inference_job.hpp"
+#include "conch/runtime/result.hpp"
+#include "model_config.pb.h"
+
+namespace conch::runtime::backends {
+
+/// What a backend learns about the model version it serves.
+struct model_context {
+  /// The normalised, validated configuration.
+  std::shared_ptr<const inference::ModelConfig> config;
+  std::string name;
+  int64_t version = 0;
+  /// <repository>/<model>
+  std::filesystem::path model_path;
+  /// <repository>/<model>/<version>
+  std::filesystem::path version_path;
+  /// The repository the model was found in.
+  std::filesystem::path repository_path;
+};
+
+/// What a backend learns about one instance it creates.
+struct instance_context {
+  /// "<group name>_<index in the group>", as Triton names instances.
+  std::string name;
+  /// KIND_CPU, KIND_GPU or KIND_MODEL.
+  inference::ModelInstanceGroup::Kind kind = inference::ModelInstanceGroup::KIND_CPU;
+  /// The GPU for KIND_GPU instances.
+  int32_t device_id = 0;
+  /// The position of the instance among all instances of the model.
+  size_t index = 0;
+};
+
+/// One batch handed to an instance: the jobs, in arrival order.
+using batch = std::vector<job_ptr>;
+
+/// An execution context of a model: owns whatever state running the model
+/// needs. Only one thread calls execute() at a time.
+class backend_instance {
+ public:
+  virtual ~backend_instance() = default;
+
+  /// Runs one batch. Every job must eventually receive a final response
+  /// (job.respond / job.fail); a non-decoupled backend answers every job before
+  /// returning. The backend stamps times.input_end and times.output_start of
+  /// each job when it can; the instance stamps exec_start and exec_end.
+  virtual void execute(batch& jobs) = 0;
+};
+
+/// One loaded model version of a backend; creates its instances.
+class backend_model {
+ public:
+  virtual ~backend_model() = default;
+
+  /// Creates one instance. Called on the thread that will run it.
+  virtual result<std::unique_ptr<backend_instance>> create_instance(const instance_context&) = 0;
+
+  /// True when execute() may block (sleeps, Python, external runtimes): such
+  /// instances get a thread of their own instead of a scheduler thread.
+  virtual bool blocking() const noexcept { return false; }
+};
+
+} // namespace conch::runtime::backends

@@ -1,0 +1,93 @@
+#include "conch/runtime/inference_job.hpp"
+
+#include "conch/runtime/clock.hpp"
+
+namespace conch::runtime {
+
+inference_job::inference_job(inference_request request, response_callback callback)
+  : request_(std::move(request)), callback_(std::move(callback)) {
+  times_.arrival = now_ns();
+}
+
+inference_job::~inference_job() {
+  if (!completed()) {
+    inference_response r;
+    r.error = unavailable("the request was dropped before it completed");
+    failure_ = failure_kind::other;
+    r.final = true;
+    deliver(std::move(r));
+  }
+}
+
+void inference_job::cancel() noexcept {
+  if (cancelled_.exchange(true, std::memory_order_acq_rel))
+    return;
+  // listener_ is written once before listener_set_ is released, and never
+  // again, so reading it after the acquire is safe without a lock.
+  if (listener_set_.load(std::memory_order_acquire) && !completed())
+    listener_->on_cancel();
+}
+
+void inference_job::set_cancel_listener(std::shared_ptr<cancel_listener> l) noexcept {
+  if (listener_set_.load(std::memory_order_relaxed))
+    return;
+  listener_ = std::move(l);
+  listener_set_.store(true, std::memory_order_release);
+  if (is_cancelled() && !completed())
+    listener_->on_cancel();
+}
+
+void inference_job::respond(inference_response&& r) {
+  if (completed() || routed_final_)
+    return;
+  if (!r.error.is_ok())
+    r.final = true;
+  if (router_) {
+    routed_final_ = r.final;
+    router_->route(shared_from_this(), std::move(r));
+    return;
+  }
+  deliver(std::move(r));
+}
+
+void inference_job::fail(status error, failure_kind kind) {
+  if (completed() || routed_final_)
+    return;
+  failure_ = error.code() == errc::cancelled ? failure_kind::cancelled : kind;
+  inference_response r;
+  r.error = std::move(error);
+  r.final = true;
+  respond(std::move(r));
+}
+
+void inference_job::deliver(inference_response&& r) {
+  if (!r.error.is_ok())
+    r.final = true;
+  if (r.final && completed_.exchange(true, std::memory_order_acq_rel))
+    return;
+  if (!r.final && completed())
+    return;
+  if (r.model_name.empty())
+    r.model_name = request_.model_name;
+  if (r.model_version == 0 && version_ > 0)
+    r.model_version = version_;
+  if (r.id.empty())
+    r.id = request_.id;
+  ++responses_;
+  auto now = now_ns();
+  auto outcome = r.error;
+  if (model_)
+    model_->on_response(*this, r, now);
+  bool final = r.final;
+  if (callback_)
+    callback_(std::move(r));
+  if (final) {
+    if (model_)
+      model_->on_complete(*this, outcome, now);
+    if (frontend_)
+      frontend_->on_complete(*this, outcome, now);
+    callback_ = nullptr;
+  }
+}
+
+} // namespace conch::runtime

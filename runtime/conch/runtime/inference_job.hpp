@@ -1,0 +1,153 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "conch/runtime/inference_request.hpp"
+#include "conch/runtime/inference_response.hpp"
+
+namespace conch::runtime {
+
+class inference_job;
+
+/// Observes the responses and the completion of jobs: statistics, metrics and
+/// a frontend's in-flight count. Thread-safe: called from the thread that
+/// completes the job.
+class job_observer {
+ public:
+  virtual ~job_observer() = default;
+  /// Called for each response before it reaches the client.
+  virtual void on_response(const inference_job&, const inference_response&, uint64_t now) {}
+  /// Called once, after the final response reached the client.
+  virtual void on_complete(const inference_job&, const status& outcome, uint64_t now) = 0;
+};
+
+/// Takes responses instead of the client when responses must be reordered
+/// (see model_scheduler); it calls `deliver` later. Thread-safe.
+class response_router {
+ public:
+  virtual ~response_router() = default;
+  virtual void route(std::shared_ptr<inference_job> job, inference_response&& r) = 0;
+};
+
+/// Why a request failed, as the failure metric's `reason` label counts it.
+enum class failure_kind : uint8_t {
+  /// The backend reported an error.
+  backend,
+  /// The scheduler refused it: queue full or queue timeout.
+  rejected,
+  /// It was cancelled.
+  cancelled,
+  /// Anything else (validation, server stopping, dropped).
+  other,
+};
+
+/// Hears about cancellation of a job that waits in a queue. Thread-safe.
+class cancel_listener {
+ public:
+  virtual ~cancel_listener() = default;
+  virtual void on_cancel() noexcept = 0;
+};
+
+/// Timestamps of one job, in now_ns() nanoseconds; 0 when not reached.
+struct job_times {
+  uint64_t arrival = 0;
+  uint64_t queue_start = 0;
+  uint64_t exec_start = 0;
+  uint64_t input_end = 0;
+  uint64_t output_start = 0;
+  uint64_t exec_end = 0;
+};
+
+/// One request on its way through the server, with the callback that answers
+/// it. The client is answered exactly once with a final response: if the job
+/// is destroyed unanswered (an actor died, a queue was dropped), the destructor
+/// answers UNAVAILABLE. Shared between the actors that handle it.
+class inference_job : public std::enable_shared_from_this<inference_job> {
+ public:
+  // -- constructors ----------------------------------------------------------
+
+  inference_job(inference_request request, response_callback callback);
+  ~inference_job();
+
+  inference_job(const inference_job&) = delete;
+  inference_job& operator=(const inference_job&) = delete;
+
+  // -- properties ------------------------------------------------------------
+
+  inference_request& request() noexcept { return request_; }
+  const inference_request& request() const noexcept { return request_; }
+  job_times& times() noexcept { return times_; }
+  const job_times& times() const noexcept { return times_; }
+
+  /// The model version that serves the job, once resolved.
+  int64_t resolved_version() const noexcept { return version_; }
+  void resolve(int64_t version) noexcept { version_ = version; }
+
+  /// Position in the model's arrival order (for ordered delivery).
+  uint64_t sequence() const noexcept { return sequence_; }
+  void set_sequence(uint64_t s) noexcept { sequence_ = s; }
+
+  /// The number of responses sent so far.
+  uint32_t response_count() const noexcept { return responses_; }
+
+  /// True once a final response was sent.
+  bool completed() const noexcept { return completed_.load(std::memory_order_acquire); }
+
+  // -- cancellation ----------------------------------------------------------
+
+  /// Thread-safe. Backends check it between steps; queued jobs are answered
+  /// CANCELLED by their scheduler.
+  bool is_cancelled() const noexcept { return cancelled_.load(std::memory_order_acquire); }
+  void cancel() noexcept;
+
+  /// Names who to tell when the job is cancelled (its scheduler). Set once,
+  /// by the owner of the job at that moment; later calls are ignored.
+  void set_cancel_listener(std::shared_ptr<cancel_listener> l) noexcept;
+
+  // -- hooks -----------------------------------------------------------------
+
+  /// Observers set by the frontend and by the model before the job moves on.
+  void set_frontend_observer(std::shared_ptr<job_observer> o) noexcept { frontend_ = std::move(o); }
+  void set_model_observer(std::shared_ptr<job_observer> o) noexcept { model_ = std::move(o); }
+  void set_router(std::shared_ptr<response_router> r) noexcept { router_ = std::move(r); }
+
+  // -- responding ------------------------------------------------------------
+
+  /// Sends one response (through the router when one is set). Responses after
+  /// the final one are dropped. Not thread-safe against itself: one thread
+  /// answers a job at a time.
+  void respond(inference_response&& r);
+
+  /// Sends a final error response, counted as `kind` in the failure metrics.
+  void fail(status error, failure_kind kind = failure_kind::backend);
+
+  /// Why the job failed; meaningful once it completed with an error.
+  failure_kind failure() const noexcept { return failure_; }
+
+  /// Delivers a response to the client, bypassing the router. Called by the
+  /// router, or by respond().
+  void deliver(inference_response&& r);
+
+ private:
+  inference_request request_;
+  response_callback callback_;
+  std::shared_ptr<job_observer> frontend_;
+  std::shared_ptr<job_observer> model_;
+  std::shared_ptr<response_router> router_;
+  std::shared_ptr<cancel_listener> listener_;
+  std::atomic<bool> listener_set_{false};
+  job_times times_;
+  int64_t version_ = -1;
+  uint64_t sequence_ = 0;
+  uint32_t responses_ = 0;
+  std::atomic<bool> cancelled_{false};
+  std::atomic<bool> completed_{false};
+  bool routed_final_ = false;
+  failure_kind failure_ = failure_kind::backend;
+};
+
+using job_ptr = std::shared_ptr<inference_job>;
+
+} // namespace conch::runtime

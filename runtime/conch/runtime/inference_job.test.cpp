@@ -1,0 +1,115 @@
+#include "conch/runtime/inference_job.hpp"
+
+#include <vector>
+
+#include <gtest/gtest.h>
+
+using namespace conch::runtime;
+
+namespace {
+
+struct recorder {
+  std::vector<inference_response> responses;
+  response_callback callback() {
+    return [this](inference_response&& r) { responses.push_back(std::move(r)); };
+  }
+};
+
+struct counting_observer : job_observer {
+  int responses = 0;
+  int completions = 0;
+  status last;
+  void on_response(const inference_job&, const inference_response&, uint64_t) override { ++responses; }
+  void on_complete(const inference_job&, const status& s, uint64_t) override {
+    ++completions;
+    last = s;
+  }
+};
+
+} // namespace
+
+TEST(inference_job, answers_exactly_once_with_a_final_response) {
+  recorder rec;
+  auto obs = std::make_shared<counting_observer>();
+  {
+    inference_request req;
+    req.model_name = "m";
+    req.id = "7";
+    auto job = std::make_shared<inference_job>(std::move(req), rec.callback());
+    job->set_model_observer(obs);
+    job->resolve(3);
+    inference_response r;
+    r.final = true;
+    job->respond(std::move(r));
+    job->fail(internal_error("late"));
+    EXPECT_TRUE(job->completed());
+  }
+  ASSERT_EQ(rec.responses.size(), 1u);
+  EXPECT_EQ(rec.responses[0].model_name, "m");
+  EXPECT_EQ(rec.responses[0].model_version, 3);
+  EXPECT_EQ(rec.responses[0].id, "7");
+  EXPECT_TRUE(rec.responses[0].error.is_ok());
+  EXPECT_EQ(obs->completions, 1);
+}
+
+TEST(inference_job, a_dropped_job_answers_unavailable) {
+  recorder rec;
+  { auto job = std::make_shared<inference_job>(inference_request{}, rec.callback()); }
+  ASSERT_EQ(rec.responses.size(), 1u);
+  EXPECT_EQ(rec.responses[0].error.code(), errc::unavailable);
+  EXPECT_TRUE(rec.responses[0].final);
+}
+
+TEST(inference_job, decoupled_responses_then_final) {
+  recorder rec;
+  auto obs = std::make_shared<counting_observer>();
+  auto job = std::make_shared<inference_job>(inference_request{}, rec.callback());
+  job->set_model_observer(obs);
+  for (int i = 0; i < 3; ++i)
+    job->respond(inference_response{});
+  inference_response last;
+  last.final = true;
+  job->respond(std::move(last));
+  job->respond(inference_response{});
+  EXPECT_EQ(rec.responses.size(), 4u);
+  EXPECT_EQ(obs->responses, 4);
+  EXPECT_EQ(obs->completions, 1);
+  EXPECT_EQ(job->response_count(), 4u);
+}
+
+TEST(inference_job, cancel_flag_and_failure_kind) {
+  recorder rec;
+  auto job = std::make_shared<inference_job>(inference_request{}, rec.callback());
+  EXPECT_FALSE(job->is_cancelled());
+  job->cancel();
+  EXPECT_TRUE(job->is_cancelled());
+  job->fail(cancelled("request cancelled"), failure_kind::other);
+  EXPECT_EQ(job->failure(), failure_kind::cancelled);
+  ASSERT_EQ(rec.responses.size(), 1u);
+  EXPECT_EQ(rec.responses[0].error.code(), errc::cancelled);
+}
+
+namespace {
+
+struct holding_router : response_router {
+  std::vector<std::pair<job_ptr, inference_response>> held;
+  void route(job_ptr job, inference_response&& r) override { held.emplace_back(job, std::move(r)); }
+};
+
+} // namespace
+
+TEST(inference_job, a_router_takes_responses_until_it_delivers) {
+  recorder rec;
+  auto router = std::make_shared<holding_router>();
+  auto job = std::make_shared<inference_job>(inference_request{}, rec.callback());
+  job->set_router(router);
+  inference_response r;
+  r.final = true;
+  job->respond(std::move(r));
+  EXPECT_TRUE(rec.responses.empty());
+  ASSERT_EQ(router->held.size(), 1u);
+  job->deliver(std::move(router->held[0].second));
+  EXPECT_EQ(rec.responses.size(), 1u);
+  EXPECT_TRUE(job->completed());
+  router->held.clear();
+}

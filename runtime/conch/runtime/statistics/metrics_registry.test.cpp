@@ -1,0 +1,114 @@
+#include "conch/runtime/statistics/metrics_registry.hpp"
+
+#include <string>
+
+#include <gtest/gtest.h>
+#include <prometheus/gauge.h>
+
+using namespace conch::runtime;
+using namespace conch::runtime::statistics;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+const char* const model_families[] = {
+  "nv_inference_request_success",          "nv_inference_count",
+  "nv_inference_exec_count",               "nv_inference_request_duration_us",
+  "nv_inference_queue_duration_us",        "nv_inference_compute_input_duration_us",
+  "nv_inference_compute_infer_duration_us", "nv_inference_compute_output_duration_us",
+  "nv_inference_pending_request_count",    "nv_model_load_duration_secs",
+};
+
+} // namespace
+
+TEST(metrics_registry, add_model_creates_every_series_at_zero) {
+  metrics_registry registry;
+  auto m = registry.add_model("m", 1, {});
+  ASSERT_NE(m, nullptr);
+  auto text = registry.serialize();
+  for (const char* family : model_families)
+    EXPECT_TRUE(contains(text, std::string{"\n"} + family + "{model=\"m\",version=\"1\"} 0\n"))
+      << family << " in\n" << text;
+  for (const char* reason : {"REJECTED", "CANCELED", "BACKEND", "OTHER"})
+    EXPECT_TRUE(contains(text, std::string{"nv_inference_request_failure{model=\"m\",reason=\""} +
+                                 reason + "\",version=\"1\"} 0\n"))
+      << reason;
+}
+
+TEST(metrics_registry, families_carry_the_triton_help_and_type) {
+  metrics_registry registry;
+  // prometheus-cpp leaves families without series out of the exposition.
+  EXPECT_FALSE(contains(registry.serialize(), "nv_inference_count"));
+  auto m = registry.add_model("m", 1, {});
+  auto text = registry.serialize();
+  EXPECT_TRUE(contains(text, "# HELP nv_inference_request_success Number of successful inference "
+                             "requests, all batch sizes\n# TYPE nv_inference_request_success "
+                             "counter\n"));
+  EXPECT_TRUE(contains(text, "# HELP nv_inference_compute_output_duration_us Cumulative inference "
+                             "compute output duration in microseconds (does not include cached "
+                             "requests)\n"));
+  EXPECT_TRUE(contains(text, "# HELP nv_inference_pending_request_count Instantaneous number of "
+                             "pending requests awaiting execution per-model.\n# TYPE "
+                             "nv_inference_pending_request_count gauge\n"));
+  EXPECT_TRUE(contains(text, "# TYPE nv_model_load_duration_secs gauge\n"));
+}
+
+TEST(metrics_registry, series_vanish_when_the_handle_is_destroyed) {
+  metrics_registry registry;
+  auto a = registry.add_model("a", 1, {});
+  auto b = registry.add_model("b", 2, {});
+  a.reset();
+  auto text = registry.serialize();
+  EXPECT_FALSE(contains(text, "model=\"a\"")) << text;
+  EXPECT_TRUE(contains(text, "nv_inference_count{model=\"b\",version=\"2\"} 0\n"));
+}
+
+TEST(metrics_registry, metric_tags_become_underscore_labels) {
+  metrics_registry registry;
+  auto m = registry.add_model("m", 3, {{"team", "vision"}, {"cost-center", "42"}});
+  ASSERT_NE(m, nullptr);
+  auto text = registry.serialize();
+  EXPECT_TRUE(contains(text, "nv_inference_exec_count{_cost_center=\"42\",_team=\"vision\","
+                             "model=\"m\",version=\"3\"} 0\n"))
+    << text;
+  EXPECT_EQ(m->labels().at("_team"), "vision");
+}
+
+TEST(metrics_registry, a_tag_that_makes_a_reserved_label_gives_no_metrics) {
+  metrics_registry registry;
+  EXPECT_EQ(registry.add_model("m", 1, {{"_hidden", "x"}}), nullptr);
+  EXPECT_FALSE(contains(registry.serialize(), "model=\"m\""));
+}
+
+TEST(metrics_registry, the_same_version_loaded_twice_shares_its_series) {
+  metrics_registry registry;
+  auto first = registry.add_model("m", 1, {});
+  auto second = registry.add_model("m", 1, {});
+  first->record_execution(3);
+  first.reset();
+  second->record_execution(2);
+  EXPECT_TRUE(contains(registry.serialize(), "nv_inference_count{model=\"m\",version=\"1\"} 5\n"));
+  second.reset();
+  EXPECT_FALSE(contains(registry.serialize(), "model=\"m\""));
+}
+
+TEST(metrics_registry, a_handle_may_outlive_its_registry) {
+  std::unique_ptr<model_metrics> m;
+  {
+    metrics_registry registry;
+    m = registry.add_model("m", 1, {});
+  }
+  m->record_failure(failure_kind::rejected);
+  m.reset();
+  SUCCEED();
+}
+
+TEST(metrics_registry, custom_families_appear_in_the_exposition) {
+  metrics_registry registry;
+  prometheus::BuildGauge().Name("conch_custom").Help("A custom gauge.").Register(
+    *registry.registry()).Add({}).Set(7);
+  EXPECT_TRUE(contains(registry.serialize(), "\nconch_custom 7\n"));
+}
