@@ -1,0 +1,11 @@
+#pragma once
+
+#include <string>
+
+namespace conch::bench {
+
+/// A few lines naming the machine a benchmark ran on: online and usable
+/// CPUs, the CPU model from /proc/cpuinfo, the kernel and the build flags.
+std::string machine_description();
+
+} // namespace conch::bench
