@@ -1,5 +1,7 @@
 #include "conch/actors/adapter_pool.hpp"
 
+#include <algorithm>
+
 #include "conch/actors/adapter.hpp"
 
 namespace conch::actors {
@@ -29,30 +31,40 @@ void on_exit_message(pool_ptr self, const caf::exit_msg& msg) {
     return;
   }
   // Not an adapter: our supervisor is stopping us.
+  for (auto& rp : self->state.broadcasts)
+    if (rp->pending())
+      rp->deliver(caf::ok_atom_v);
+  self->state.broadcasts.clear();
   self->quit(msg.reason);
 }
 
 caf::result<caf::ok_atom> broadcast(pool_ptr self, model_table_ptr table) {
   self->state.table = table;
-  auto rp = self->make_response_promise();
+  // One shared promise: whichever of the acknowledgements, or the pool's
+  // own end, comes last answers it, and only once.
+  auto rp = std::make_shared<caf::response_promise>(self->make_response_promise());
+  auto& pending = self->state.broadcasts;
+  pending.erase(std::remove_if(pending.begin(), pending.end(),
+                               [](const auto& p) { return !p->pending(); }),
+                pending.end());
+  pending.push_back(rp);
   auto remaining = std::make_shared<size_t>(0);
   for (auto& a : self->state.adapters)
     if (a)
       ++*remaining;
   if (*remaining == 0) {
-    rp.deliver(caf::ok_atom_v);
-    return rp;
+    rp->deliver(caf::ok_atom_v);
+    return *rp;
   }
-  auto one_done = [rp, remaining]() mutable {
-    if (--*remaining == 0)
-      rp.deliver(caf::ok_atom_v);
+  auto one_done = [rp, remaining] {
+    if (--*remaining == 0 && rp->pending())
+      rp->deliver(caf::ok_atom_v);
   };
   for (auto& a : self->state.adapters)
     if (a)
       self->request(a, caf::infinite, table_atom_v, table)
-        .then([one_done](caf::ok_atom) mutable { one_done(); },
-              [one_done](caf::error&) mutable { one_done(); });
-  return rp;
+        .then([one_done](caf::ok_atom) { one_done(); }, [one_done](caf::error&) { one_done(); });
+  return *rp;
 }
 
 } // namespace

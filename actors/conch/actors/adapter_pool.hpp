@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include <caf/response_promise.hpp>
 #include <caf/stateful_actor.hpp>
 
 #include "conch/actors/adapter_slots.hpp"
@@ -16,6 +17,9 @@ struct adapter_pool_state {
   std::shared_ptr<adapter_slots> slots;
   std::vector<caf::actor> adapters;
   model_table_ptr table;
+  /// Table hand-outs not yet acknowledged by every adapter; answered anyway
+  /// when the pool stops (CAF 0.17 does not break promises).
+  std::vector<std::shared_ptr<caf::response_promise>> broadcasts;
   size_t restarts = 0;
   size_t restart_budget = 0;
   static inline const char* name = "conch.adapter_pool";

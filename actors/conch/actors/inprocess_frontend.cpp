@@ -9,11 +9,13 @@ runtime::status inprocess_frontend::start() {
   return runtime::status::ok();
 }
 
+// admit() counts and then reads accepting_; begin_stop() clears accepting_
+// and then reads the count. Both pairs are sequentially consistent, so at
+// least one side sees the other: either the stop sees this request in flight
+// or this request sees the frontend closed.
 bool inprocess_frontend::admit(runtime::inference_job& job) noexcept {
-  in_flight_.fetch_add(1, std::memory_order_acq_rel);
-  // Checked after counting, so begin_stop either sees this request in flight
-  // or this request sees the frontend closed.
-  if (!accepting_.load(std::memory_order_acquire)) {
+  in_flight_.fetch_add(1, std::memory_order_seq_cst);
+  if (!accepting_.load(std::memory_order_seq_cst)) {
     release();
     return false;
   }
@@ -28,20 +30,22 @@ void inprocess_frontend::on_complete(const runtime::inference_job&, const runtim
 
 void inprocess_frontend::begin_stop(std::function<void()> drained) {
   drained_ = std::move(drained);
-  accepting_.store(false, std::memory_order_release);
-  stopping_.store(true, std::memory_order_release);
-  if (in_flight_.load(std::memory_order_acquire) == 0)
+  accepting_.store(false, std::memory_order_seq_cst);
+  stopping_.store(true, std::memory_order_seq_cst);
+  if (in_flight_.load(std::memory_order_seq_cst) == 0)
     fire();
 }
 
 void inprocess_frontend::abort() {
   // The models cancel what runs; the count falls to zero as they answer.
-  accepting_.store(false, std::memory_order_release);
+  accepting_.store(false, std::memory_order_seq_cst);
+  if (stopping_.load(std::memory_order_seq_cst) && in_flight_.load(std::memory_order_seq_cst) == 0)
+    fire();
 }
 
 void inprocess_frontend::release() noexcept {
-  if (in_flight_.fetch_sub(1, std::memory_order_acq_rel) == 1
-      && stopping_.load(std::memory_order_acquire))
+  if (in_flight_.fetch_sub(1, std::memory_order_seq_cst) == 1
+      && stopping_.load(std::memory_order_seq_cst))
     fire();
 }
 

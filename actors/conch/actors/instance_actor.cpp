@@ -1,5 +1,6 @@
 #include "conch/actors/instance_actor.hpp"
 
+#include <algorithm>
 #include <exception>
 
 #include "conch/runtime/batching/job_batch_size.hpp"
@@ -21,13 +22,16 @@ instance_actor::instance_actor(caf::actor_config& cfg, backend_model_ptr model,
 caf::behavior instance_actor::make_behavior() {
   return {
     [this](init_atom) -> runtime::status { return init(); },
-    [this](execute_atom, batch_ptr jobs) -> caf::result<done_atom> {
+    [this](execute_atom, batch_ptr& jobs) {
+      auto scheduler = caf::actor_cast<caf::actor>(current_sender());
       execute(*jobs);
+      jobs.reset();
       if (crashed_) {
         quit(caf::sec::runtime_error);
-        return caf::sec::runtime_error;
+        return;
       }
-      return done_atom_v;
+      // One credit back: the scheduler may hand this instance its next batch.
+      send(scheduler, done_atom_v, context_.index);
     },
   };
 }
@@ -77,8 +81,9 @@ void instance_actor::execute(runtime::backends::batch& jobs) {
   uint64_t input_end = 0;
   uint64_t output_start = 0;
   for (auto& job : jobs) {
-    auto& t = job->times();
-    t.exec_end = end;
+    // exec_end is stamped by the job's final response (inference_job::respond),
+    // which may already be on its way to another thread.
+    const auto& t = job->times();
     input_end = std::max(input_end, t.input_end);
     output_start = std::max(output_start, t.output_start);
     if (!decoupled_ && !job->completed())

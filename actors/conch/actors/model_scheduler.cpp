@@ -45,6 +45,7 @@ caf::behavior model_scheduler::make_behavior() {
       on_model_loaded(std::move(model), std::move(st));
     },
     [this](runtime::job_ptr& job) { admit(std::move(job)); },
+    [this](done_atom, size_t index) { on_done(index, current_sender()); },
     [this](timer_atom, uint64_t generation) {
       if (generation != timer_generation_)
         return;
@@ -64,18 +65,21 @@ caf::behavior model_scheduler::make_behavior() {
 }
 
 void model_scheduler::on_exit() {
-  // Whatever is still queued is answered by the jobs' own destructors; make
-  // the reason explicit instead.
+  // Answer what is still queued with the reason, directly: the ordering
+  // router would send the answers to this actor, which takes no more mail.
+  router_.reset();
   fail_queued(runtime::unavailable("model '" + spec_.context.name + "' version "
                                    + std::to_string(spec_.context.version) + " is unavailable"),
-              failure_kind::other);
+              failure_kind::other, true);
   for (auto& [seq, h] : held_)
     h.job->deliver(std::move(*h.response));
   held_.clear();
   if (load_rp_.pending())
     load_rp_.deliver(runtime::unavailable("model scheduler stopped while loading"));
-  if (drain_rp_.pending())
-    drain_rp_.deliver(status::ok());
+  for (auto& rp : drain_rps_)
+    if (rp.pending())
+      rp.deliver(status::ok());
+  drain_rps_.clear();
   slots_.clear();
   model_.reset();
   router_.reset();
@@ -164,7 +168,7 @@ void model_scheduler::on_instance_init(size_t index, caf::actor handle, status s
     if (loading_)
       return fail_loading(st.with_prefix("instance '" + slot.context.name + "': "));
     // A restarted instance that cannot come back counts as one more crash.
-    send_exit(slot.handle, caf::exit_reason::user_shutdown);
+    send_exit(slot.handle, caf::make_error(caf::sec::runtime_error));
     return;
   }
   slot.ready = true;
@@ -175,6 +179,7 @@ void model_scheduler::on_instance_init(size_t index, caf::actor handle, status s
     load_rp_.deliver(status::ok());
   }
   dispatch();
+  maybe_finish_drain();
 }
 
 void model_scheduler::fail_loading(status st) {
@@ -239,17 +244,16 @@ void model_scheduler::dispatch() {
 void model_scheduler::run_batch(size_t index, runtime::backends::batch jobs) {
   auto& slot = slots_[index];
   slot.running = std::make_shared<runtime::backends::batch>(std::move(jobs));
-  auto handle = slot.handle;
-  request(handle, caf::infinite, execute_atom_v, slot.running)
-    .then([this, index, handle](done_atom) { on_done(index, handle); },
-          [](caf::error&) {
-            // The instance died; its exit message restarts it.
-          });
+  // The instance answers with done_atom (its credit); if it dies instead, its
+  // down message restarts it.
+  send(slot.handle, execute_atom_v, slot.running);
 }
 
-void model_scheduler::on_done(size_t index, caf::actor handle) {
+void model_scheduler::on_done(size_t index, const caf::strong_actor_ptr& sender) {
+  if (index >= slots_.size())
+    return;
   auto& slot = slots_[index];
-  if (slot.handle != handle)
+  if (!slot.handle || !sender || slot.handle.address() != sender->address())
     return;
   slot.running.reset();
   idle_.push_back(index);
@@ -279,6 +283,11 @@ void model_scheduler::arm_timer(uint64_t wake_at) {
 
 void model_scheduler::hold(held_response h) {
   auto sequence = h.job->sequence();
+  if (sequence == next_delivery_ && held_.empty()) {
+    ++next_delivery_;
+    h.job->deliver(std::move(*h.response));
+    return;
+  }
   held_.emplace(sequence, std::move(h));
   for (auto i = held_.find(next_delivery_); i != held_.end(); i = held_.find(next_delivery_)) {
     auto entry = std::move(i->second);
@@ -291,12 +300,12 @@ void model_scheduler::hold(held_response h) {
 // -- stopping -------------------------------------------------------------------
 
 caf::result<status> model_scheduler::begin_drain() {
-  if (draining_)
-    return runtime::already_exists("model scheduler already draining");
+  // Everyone who asks is answered when the drain is complete.
   draining_ = true;
-  drain_rp_ = make_response_promise();
+  auto rp = make_response_promise();
+  drain_rps_.push_back(rp);
   maybe_finish_drain();
-  return drain_rp_;
+  return rp;
 }
 
 void model_scheduler::abort_all() {
@@ -306,10 +315,7 @@ void model_scheduler::abort_all() {
     if (slot.running)
       for (auto& job : *slot.running)
         job->cancel();
-  if (!draining_) {
-    draining_ = true;
-    drain_rp_ = make_response_promise();
-  }
+  draining_ = true;
   maybe_finish_drain();
 }
 
@@ -320,8 +326,10 @@ void model_scheduler::maybe_finish_drain() {
     if (slot.running || (slot.handle && !slot.ready))
       return;
   if (live_instances_ == 0) {
-    if (drain_rp_.pending())
-      drain_rp_.deliver(status::ok());
+    for (auto& rp : drain_rps_)
+      if (rp.pending())
+        rp.deliver(status::ok());
+    drain_rps_.clear();
     quit();
     return;
   }
@@ -360,17 +368,22 @@ void model_scheduler::on_instance_down(const caf::down_msg& msg) {
     spawn_instance(index);
     return;
   }
-  if (live_instances_ == 0) {
+  if (live_instances_ == 0 && !loading_) {
     fail_queued(runtime::unavailable("model '" + spec_.context.name
                                      + "' is unavailable: its instances failed repeatedly"),
-                failure_kind::other);
+                failure_kind::other, true);
     quit(caf::make_error(caf::sec::runtime_error, "instances failed repeatedly"));
   }
 }
 
-void model_scheduler::fail_queued(const status& st, failure_kind kind) {
+void model_scheduler::fail_queued(const status& st, failure_kind kind, bool bypass_router) {
   for (auto& job : queue_.take_all()) {
     spec_.stats->on_dequeue(1);
+    // While this scheduler lives, failures still pass through the ordering
+    // router so that every position in the order is filled; when it is about
+    // to end, nobody would deliver them, so they go straight to the client.
+    if (bypass_router)
+      job->clear_router();
     job->fail(st, kind);
   }
 }

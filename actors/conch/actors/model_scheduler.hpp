@@ -60,7 +60,7 @@ class model_scheduler : public caf::event_based_actor {
   void admit(runtime::job_ptr job);
   void dispatch();
   void run_batch(size_t index, runtime::backends::batch jobs);
-  void on_done(size_t index, caf::actor handle);
+  void on_done(size_t index, const caf::strong_actor_ptr& sender);
   void expire_and_cancel(uint64_t now);
   void arm_timer(uint64_t wake_at);
   void hold(held_response h);
@@ -71,7 +71,8 @@ class model_scheduler : public caf::event_based_actor {
   void abort_all();
   void maybe_finish_drain();
   void on_instance_down(const caf::down_msg& msg);
-  void fail_queued(const runtime::status& st, runtime::failure_kind kind);
+  void fail_queued(const runtime::status& st, runtime::failure_kind kind,
+                   bool bypass_router = false);
 
   scheduler_spec spec_;
   std::shared_ptr<const inference::ModelConfig> config_;
@@ -83,7 +84,7 @@ class model_scheduler : public caf::event_based_actor {
   std::shared_ptr<runtime::cancel_listener> listener_;
   std::map<uint64_t, held_response> held_;
   caf::response_promise load_rp_;
-  caf::response_promise drain_rp_;
+  std::vector<caf::response_promise> drain_rps_;
   uint64_t next_sequence_ = 0;
   uint64_t next_delivery_ = 0;
   uint64_t timer_at_ = 0;

@@ -1,5 +1,6 @@
 #include "conch/actors/repository_actor.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 
@@ -35,6 +36,14 @@ repository_actor::repository_actor(caf::actor_config& cfg, server_options option
 
 caf::behavior repository_actor::make_behavior() {
   set_down_handler([this](caf::down_msg& msg) { on_scheduler_down(msg); });
+  // Schedulers are linked so that they end with the repository; their own
+  // ends arrive as down messages. An exit from anyone else is our parent's.
+  set_exit_handler([this](caf::exit_msg& msg) {
+    for (const auto& s : schedulers_)
+      if (s.address() == msg.source)
+        return;
+    quit(msg.reason);
+  });
   return {
     [this](init_atom) { return initial_load(); },
     [this](load_atom, std::string& name, load_parameters_ptr& params) -> caf::result<status> {
@@ -72,6 +81,15 @@ caf::behavior repository_actor::make_behavior() {
 }
 
 void repository_actor::on_exit() {
+  // CAF 0.17 does not break promises: answer every operation still open.
+  exiting_ = true;
+  auto pending = std::move(pending_);
+  pending_.clear();
+  for (auto& [id, done] : pending)
+    done(runtime::unavailable("server is stopping"));
+  if (stop_rp_.pending())
+    stop_rp_.deliver(status::ok());
+  schedulers_.clear();
   for (auto& [name, record] : records_)
     if (!record.override_dir.empty())
       runtime::repository::remove_override_directory(record.override_dir);
@@ -84,21 +102,35 @@ void repository_actor::on_exit() {
 
 void repository_actor::run_exclusive(const std::string& name, std::function<void(done_fn)> op,
                                      done_fn done) {
+  auto id = next_operation_++;
+  pending_.emplace(id, std::move(done));
+  done_fn finish = [this, name, id](status st) {
+    if (auto i = pending_.find(id); i != pending_.end()) {
+      auto d = std::move(i->second);
+      pending_.erase(i);
+      d(std::move(st));
+    }
+    auto r = records_.find(name);
+    if (r == records_.end())
+      return;
+    r->second.busy = false;
+    if (!r->second.waiting.empty()) {
+      auto next = std::move(r->second.waiting.front());
+      r->second.waiting.pop_front();
+      next();
+      return;
+    }
+    // A name that never loaded leaves nothing behind.
+    if (r->second.versions.empty() && r->second.override_dir.empty())
+      records_.erase(r);
+    maybe_stop();
+  };
+  auto start = [this, name, op, finish]() {
+    records_[name].busy = true;
+    op(finish);
+  };
   auto& record = records_[name];
   record.name = name;
-  auto start = [this, name, op, done]() {
-    records_[name].busy = true;
-    op([this, name, done](status st) {
-      done(std::move(st));
-      auto& r = records_[name];
-      r.busy = false;
-      if (!r.waiting.empty()) {
-        auto next = std::move(r.waiting.front());
-        r.waiting.pop_front();
-        next();
-      }
-    });
-  };
   if (record.busy)
     record.waiting.push_back(std::move(start));
   else
@@ -137,12 +169,14 @@ caf::result<std::vector<std::string>> repository_actor::initial_load() {
   }
   auto remaining = std::make_shared<size_t>(wanted.size());
   auto finish = [this, rp, failures]() mutable {
+    if (exiting_)
+      return rp.deliver(*failures);
     if (options_.model_control_mode == control_mode::poll)
       schedule_poll();
-    rp.deliver(*failures);
+    publish([rp, failures]() mutable { rp.deliver(*failures); });
   };
   if (wanted.empty()) {
-    publish(finish);
+    finish();
     return rp;
   }
   for (const auto& name : wanted)
@@ -176,6 +210,9 @@ caf::result<status> repository_actor::poll() {
   };
   for (auto& [name, location] : found) {
     auto i = records_.find(name);
+    // A model with an operation under way is looked at again next poll.
+    if (i != records_.end() && (i->second.busy || !i->second.waiting.empty()))
+      continue;
     auto fp = runtime::repository::fingerprint(location.path);
     if (i != records_.end() && i->second.fingerprint == fp && !i->second.versions.empty())
       continue;
@@ -185,7 +222,7 @@ caf::result<status> repository_actor::poll() {
       [one_done, name = name](status st) mutable { one_done(name, std::move(st)); });
   }
   for (auto& [name, record] : records_) {
-    if (found.count(name) != 0 || record.versions.empty())
+    if (found.count(name) != 0 || record.versions.empty() || record.busy)
       continue;
     ++*remaining;
     run_exclusive(
@@ -204,28 +241,38 @@ void repository_actor::schedule_poll() {
 }
 
 caf::result<status> repository_actor::stop_all() {
+  if (stopping_ && stop_rp_.pending())
+    return runtime::already_exists("the repository is already stopping");
   stopping_ = true;
-  auto rp = make_response_promise();
-  std::vector<caf::actor> schedulers;
-  for (auto& [name, record] : records_)
-    for (auto& [v, entry] : record.versions)
-      if (entry.scheduler) {
-        entry.state = model_state::unloading;
-        schedulers.push_back(entry.scheduler);
-      }
-  drain(std::move(schedulers), [this, rp]() mutable {
-    for (auto& [name, record] : records_)
-      record.versions.clear();
-    rp.deliver(status::ok());
-  });
-  return rp;
+  stop_rp_ = make_response_promise();
+  maybe_stop();
+  return stop_rp_;
 }
 
-void repository_actor::abort_all() {
+void repository_actor::maybe_stop() {
+  if (!stopping_ || stop_draining_ || !stop_rp_.pending())
+    return;
+  // Operations under way finish first; the ones waiting behind them see
+  // stopping_ and refuse to load.
+  for (const auto& [name, record] : records_)
+    if (record.busy)
+      return;
+  stop_draining_ = true;
   for (auto& [name, record] : records_)
     for (auto& [v, entry] : record.versions)
       if (entry.scheduler)
-        send(entry.scheduler, abort_atom_v);
+        entry.state = model_state::unloading;
+  drain(schedulers_, [this] {
+    for (auto& [name, record] : records_)
+      record.versions.clear();
+    if (stop_rp_.pending())
+      stop_rp_.deliver(status::ok());
+  });
+}
+
+void repository_actor::abort_all() {
+  for (auto& s : schedulers_)
+    send(s, abort_atom_v);
 }
 
 index_ptr repository_actor::index(bool ready_only) const {
@@ -249,6 +296,9 @@ index_ptr repository_actor::index(bool ready_only) const {
 }
 
 void repository_actor::on_scheduler_down(const caf::down_msg& msg) {
+  schedulers_.erase(std::remove_if(schedulers_.begin(), schedulers_.end(),
+                                   [&](const caf::actor& s) { return s.address() == msg.source; }),
+                    schedulers_.end());
   for (auto& [name, record] : records_)
     for (auto& [v, entry] : record.versions) {
       if (!entry.scheduler || entry.scheduler.address() != msg.source)
@@ -281,6 +331,7 @@ model_table_ptr repository_actor::snapshot() const {
     table->models.emplace(name, std::move(m));
   }
   flags_->models_ready.store(all_ready || !options_.strict_readiness);
+  flags_->publish(table);
   return table;
 }
 

@@ -51,9 +51,11 @@ class repository_actor : public caf::event_based_actor {
   void run_exclusive(const std::string& name, std::function<void(done_fn)> op, done_fn done);
   void load(const std::string& name, load_parameters_ptr params, done_fn done);
   void finish_load(const std::string& name, std::map<int64_t, version_entry> loaded,
-                   std::map<int64_t, runtime::status> failures, uint64_t started, done_fn done);
+                   std::map<int64_t, runtime::status> failures, uint64_t started,
+                   std::filesystem::path override_dir, done_fn done);
   void unload(const std::string& name, done_fn done);
   void drain(std::vector<caf::actor> schedulers, std::function<void()> then);
+  void maybe_stop();
   version_entry start_version(const std::string& name, int64_t version,
                               std::shared_ptr<const inference::ModelConfig> config,
                               const std::filesystem::path& model_path,
@@ -81,7 +83,15 @@ class repository_actor : public caf::event_based_actor {
   std::map<std::string, model_record> records_;
   model_table_ptr table_;
   std::filesystem::path override_base_;
+  /// The callbacks of operations not yet answered, failed when this ends.
+  std::map<uint64_t, done_fn> pending_;
+  uint64_t next_operation_ = 0;
+  /// Every scheduler alive, loading and retiring ones included.
+  std::vector<caf::actor> schedulers_;
+  caf::response_promise stop_rp_;
   bool stopping_ = false;
+  bool stop_draining_ = false;
+  bool exiting_ = false;
 };
 
 } // namespace conch::actors

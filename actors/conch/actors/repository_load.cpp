@@ -66,8 +66,13 @@ version_entry repository_actor::start_version(const std::string& name, int64_t v
   entry.config = config;
   auto& record = records_[name];
   auto previous = record.versions.find(version);
-  if (previous != record.versions.end() && previous->second.stats)
-    entry.stats = previous->second.stats; // a reload keeps the version's series
+  bool compatible = previous != record.versions.end() && previous->second.stats
+                    && previous->second.config
+                    && previous->second.config->model_transaction_policy().decoupled()
+                         == config->model_transaction_policy().decoupled()
+                    && previous->second.config->max_batch_size() == config->max_batch_size();
+  if (compatible)
+    entry.stats = previous->second.stats; // a reload keeps the version's statistics
   else
     entry.stats = std::make_shared<runtime::statistics::model_statistics>(
       name, version, config->model_transaction_policy().decoupled(), config->max_batch_size(),
@@ -83,7 +88,8 @@ version_entry repository_actor::start_version(const std::string& name, int64_t v
   spec.stats = entry.stats;
   spec.restart_budget = options_.restart_budget;
   spec.allow_detached = allow_detached_;
-  entry.scheduler = spawn<model_scheduler, caf::monitored>(std::move(spec));
+  entry.scheduler = spawn<model_scheduler, caf::linked + caf::monitored>(std::move(spec));
+  schedulers_.push_back(entry.scheduler);
   return entry;
 }
 
@@ -95,6 +101,12 @@ void repository_actor::load(const std::string& name, load_parameters_ptr params,
   auto location = locate(options_, name, params.get(), override_base_, override_dir);
   if (!location)
     return done(location.error());
+  // On any failure before the schedulers start, the new override goes again.
+  auto fail = [&override_dir, &done](status st) {
+    if (!override_dir.empty())
+      repo::remove_override_directory(override_dir);
+    done(std::move(st));
+  };
   repo::config_load_options load_options;
   load_options.strict_model_config = options_.strict_model_config;
   load_options.gpu_count = gpu_count_;
@@ -103,21 +115,17 @@ void repository_actor::load(const std::string& name, load_parameters_ptr params,
     config_json = params->config_json;
   auto config = repo::load_model_config(*location, load_options, config_json);
   if (!config)
-    return done(config.error().with_prefix("failed to load '" + name + "': "));
+    return fail(config.error().with_prefix("failed to load '" + name + "': "));
   auto backend = runtime::backends::registry::global().resolve(*config);
   if (!backend)
-    return done(backend.error().with_prefix("failed to load '" + name + "': "));
+    return fail(backend.error().with_prefix("failed to load '" + name + "': "));
   auto available = repo::version_directories(location->path);
   auto versions = repo::select_versions(config->version_policy(), available);
   if (versions.empty())
-    return done(runtime::invalid_argument("failed to load '" + name
+    return fail(runtime::invalid_argument("failed to load '" + name
                                           + "': at least one version must be available under "
                                             "the version policy of model '" + name + "'"));
-  auto& record = records_[name];
-  if (!record.override_dir.empty() && record.override_dir != override_dir)
-    repo::remove_override_directory(record.override_dir);
-  record.override_dir = override_dir;
-  record.fingerprint = repo::fingerprint(location->path);
+  records_[name].fingerprint = repo::fingerprint(location->path);
   auto shared_config = std::make_shared<const inference::ModelConfig>(std::move(*config));
   auto pending = std::make_shared<size_t>(versions.size());
   auto loaded = std::make_shared<std::map<int64_t, version_entry>>();
@@ -133,12 +141,14 @@ void repository_actor::load(const std::string& name, load_parameters_ptr params,
           if (!st)
             (*failures)[v] = st;
           if (--*pending == 0)
-            finish_load(name, std::move(*loaded), std::move(*failures), started, done);
+            finish_load(name, std::move(*loaded), std::move(*failures), started, override_dir,
+                        done);
         },
         [=](caf::error& err) {
           (*failures)[v] = runtime::internal_error("model scheduler failed: " + to_string(err));
           if (--*pending == 0)
-            finish_load(name, std::move(*loaded), std::move(*failures), started, done);
+            finish_load(name, std::move(*loaded), std::move(*failures), started, override_dir,
+                        done);
         });
   }
 }
@@ -146,8 +156,10 @@ void repository_actor::load(const std::string& name, load_parameters_ptr params,
 void repository_actor::finish_load(const std::string& name,
                                    std::map<int64_t, version_entry> loaded,
                                    std::map<int64_t, status> failures, uint64_t started,
-                                   done_fn done) {
-  auto& old = records_[name].versions;
+                                   fs::path override_dir, done_fn done) {
+  auto& record = records_[name];
+  auto& old = record.versions;
+  bool any_new = failures.size() < loaded.size();
   std::vector<caf::actor> retired;
   auto seconds = static_cast<double>(runtime::now_ns() - started) / 1e9;
   std::string reasons;
@@ -183,7 +195,15 @@ void repository_actor::finish_load(const std::string& name,
     loaded[v] = version_entry{v, model_state::unavailable, entry.scheduler ? "unloaded" : entry.reason,
                               entry.config, nullptr, nullptr};
   }
-  records_[name].versions = std::move(loaded);
+  // The files of an override stay as long as a version loaded from them serves.
+  if (any_new) {
+    if (!record.override_dir.empty() && record.override_dir != override_dir)
+      repo::remove_override_directory(record.override_dir);
+    record.override_dir = override_dir;
+  } else if (!override_dir.empty() && override_dir != record.override_dir) {
+    repo::remove_override_directory(override_dir);
+  }
+  record.versions = std::move(loaded);
   publish([this, retired = std::move(retired), reasons, name, done]() mutable {
     drain(std::move(retired), [reasons, name, done] {
       if (reasons.empty())

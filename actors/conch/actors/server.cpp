@@ -75,7 +75,10 @@ status server::core::stop() {
   caf::scoped_actor self{*sys};
   status result;
   self->request(supervisor, caf::infinite, stop_atom_v)
-    .receive([&](status& st) { result = std::move(st); }, [](caf::error&) {});
+    .receive([&](status& st) { result = std::move(st); },
+             [&](caf::error& err) {
+               result = runtime::internal_error("the server had already ended: " + to_string(err));
+             });
   self->wait_for(supervisor);
   flags->live.store(false);
   return result;
@@ -87,12 +90,9 @@ server::core::~core() {
 }
 
 runtime::result<model_table_ptr> server::core::table() const {
-  caf::scoped_actor self{*sys};
-  runtime::result<model_table_ptr> out{runtime::unavailable("server is not running")};
-  self->request(repository, caf::infinite, caf::get_atom_v)
-    .receive([&](model_table_ptr& t) { out = std::move(t); },
-             [&](caf::error& err) { out = from_error(err); });
-  return out;
+  // The repository publishes every change before it answers the request that
+  // caused it, so this snapshot is never older than a completed load.
+  return flags->table();
 }
 
 status server::stop() { return core_->stop(); }

@@ -1,5 +1,8 @@
 // The model, repository, inference and frontend methods of conch::server.
 
+#include <algorithm>
+#include <chrono>
+
 #include <caf/scoped_actor.hpp>
 
 #include "conch/actors/messages.hpp"
@@ -139,9 +142,18 @@ status server::stop_frontend(const caf::actor& frontend) {
   if (!frontend)
     return status::ok();
   caf::scoped_actor self{*core_->sys};
-  self->request(frontend, caf::infinite, stop_atom_v).receive([](status&) {}, [](caf::error&) {});
+  status out;
+  self->request(frontend, std::chrono::seconds{core_->options.exit_timeout}, stop_atom_v)
+    .receive([&](status& st) { out = std::move(st); },
+             [&](caf::error& err) {
+               if (err == caf::sec::request_timeout) {
+                 // Past the deadline: the supervisor closes its transport as it ends.
+                 caf::anon_send_exit(frontend, caf::exit_reason::kill);
+                 out = runtime::internal_error("Exit timeout expired. Exiting immediately.");
+               }
+             });
   self->wait_for(frontend);
-  return status::ok();
+  return out;
 }
 
 } // namespace conch::actors

@@ -27,6 +27,16 @@ caf::behavior server_supervisor::make_behavior() {
   repository_ = spawn<repository_actor, caf::monitored>(spec_.options, spec_.metrics, spec_.flags,
                                                         pool_, spec_.allow_detached);
   set_down_handler([this](caf::down_msg& msg) { on_down(msg); });
+  // Linked from the application's own tree and told to exit: run the stop
+  // protocol rather than leave the children behind.
+  set_exit_handler([this](caf::exit_msg& msg) {
+    if (msg.reason == caf::exit_reason::kill || phase_ == phase::done) {
+      quit(msg.reason);
+      return;
+    }
+    if (phase_ == phase::running)
+      (void) begin_stop();
+  });
   return {
     [this](init_atom a) { return delegate(repository_, a); },
     [this](frontend_atom, frontend_transport_ptr& t) { return add_frontend(std::move(t)); },
@@ -39,6 +49,15 @@ caf::behavior server_supervisor::make_behavior() {
 void server_supervisor::on_exit() {
   if (stop_rp_.pending())
     stop_rp_.deliver(runtime::internal_error("server stopped unexpectedly"));
+  // Whatever is still alive must not outlive its supervisor.
+  for (auto& fe : frontends_)
+    send_exit(fe, caf::exit_reason::kill);
+  if (pool_)
+    send_exit(pool_, caf::exit_reason::kill);
+  if (repository_)
+    send_exit(repository_, caf::exit_reason::kill);
+  spec_.flags->accepting.store(false);
+  spec_.flags->live.store(false);
   frontends_.clear();
   pool_ = nullptr;
   repository_ = nullptr;
@@ -95,13 +114,15 @@ void server_supervisor::stop_frontends() {
 
 void server_supervisor::stop_adapters() {
   phase_ = phase::adapters;
-  pending_ = 1;
+  if (!pool_)
+    return stop_models(); // it ended earlier: nothing to wait for
   send_exit(pool_, caf::exit_reason::user_shutdown);
 }
 
 void server_supervisor::stop_models() {
   phase_ = phase::models;
-  pending_ = 1;
+  if (!repository_)
+    return finish();
   request(repository_, caf::infinite, stop_atom_v)
     .then([this](status&) { send_exit(repository_, caf::exit_reason::user_shutdown); },
           [this](caf::error&) { send_exit(repository_, caf::exit_reason::user_shutdown); });

@@ -19,12 +19,14 @@ inference_job::~inference_job() {
   }
 }
 
+// cancel() and set_cancel_listener() each store one flag and then read the
+// other's; sequential consistency guarantees that at least one of them sees
+// both and tells the listener (telling it twice is harmless). listener_ is
+// written once, before listener_set_, and never again.
 void inference_job::cancel() noexcept {
-  if (cancelled_.exchange(true, std::memory_order_acq_rel))
+  if (cancelled_.exchange(true, std::memory_order_seq_cst))
     return;
-  // listener_ is written once before listener_set_ is released, and never
-  // again, so reading it after the acquire is safe without a lock.
-  if (listener_set_.load(std::memory_order_acquire) && !completed())
+  if (listener_set_.load(std::memory_order_seq_cst) && !completed())
     listener_->on_cancel();
 }
 
@@ -32,8 +34,8 @@ void inference_job::set_cancel_listener(std::shared_ptr<cancel_listener> l) noex
   if (listener_set_.load(std::memory_order_relaxed))
     return;
   listener_ = std::move(l);
-  listener_set_.store(true, std::memory_order_release);
-  if (is_cancelled() && !completed())
+  listener_set_.store(true, std::memory_order_seq_cst);
+  if (cancelled_.load(std::memory_order_seq_cst) && !completed())
     listener_->on_cancel();
 }
 
@@ -42,6 +44,10 @@ void inference_job::respond(inference_response&& r) {
     return;
   if (!r.error.is_ok())
     r.final = true;
+  // The final response stamps the end of execution here, on the thread that
+  // produced it, before it may travel to another thread through the router.
+  if (r.final && times_.exec_start != 0 && times_.exec_end == 0)
+    times_.exec_end = now_ns();
   if (router_) {
     routed_final_ = r.final;
     router_->route(shared_from_this(), std::move(r));
@@ -79,8 +85,13 @@ void inference_job::deliver(inference_response&& r) {
   if (model_)
     model_->on_response(*this, r, now);
   bool final = r.final;
-  if (callback_)
-    callback_(std::move(r));
+  if (callback_) {
+    // The callback is the client's code: whatever it throws stays with it.
+    try {
+      callback_(std::move(r));
+    } catch (...) {
+    }
+  }
   if (final) {
     if (model_)
       model_->on_complete(*this, outcome, now);

@@ -112,6 +112,9 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
   void set_frontend_observer(std::shared_ptr<job_observer> o) noexcept { frontend_ = std::move(o); }
   void set_model_observer(std::shared_ptr<job_observer> o) noexcept { model_ = std::move(o); }
   void set_router(std::shared_ptr<response_router> r) noexcept { router_ = std::move(r); }
+  /// Stops routing responses (the router is going away); only the job's
+  /// current owner may call this.
+  void clear_router() noexcept { router_.reset(); }
 
   // -- responding ------------------------------------------------------------
 
