@@ -30,6 +30,15 @@ int usable_cpus() {
   return CPU_COUNT(&set);
 }
 
+// Other work on the machine skews every figure; the load average shows it.
+std::string load_average() {
+  std::ifstream in{"/proc/loadavg"};
+  std::string one, five, fifteen;
+  if (!(in >> one >> five >> fifteen))
+    return "unknown";
+  return one + " " + five + " " + fifteen;
+}
+
 std::string kernel() {
   utsname u{};
   if (uname(&u) != 0)
@@ -45,6 +54,7 @@ std::string machine_description() {
       << " usable (nproc)\n"
       << "cpu:     " << cpu_model() << "\n"
       << "kernel:  " << kernel() << "\n"
+      << "load:    " << load_average() << " (1, 5, 15 min)\n"
 #ifdef NDEBUG
       << "build:   optimised (NDEBUG)\n";
 #else

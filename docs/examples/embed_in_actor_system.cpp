@@ -45,11 +45,12 @@ caf::behavior server_watcher(caf::event_based_actor* self, caf::actor server_roo
                              std::shared_ptr<std::promise<std::string>> ended) {
   self->monitor(server_root);
   self->set_down_handler([self, ended](caf::down_msg& msg) {
-    ended->set_value(to_string(msg.reason));
+    ended->set_value(msg.reason ? to_string(msg.reason) : "normal exit");
     // The watcher's job is done; quitting lets the actor system shut down.
     self->quit();
   });
-  // A behavior keeps the actor alive until the down message arrives.
+  // A non-empty behavior keeps the actor waiting for messages; the handle
+  // that serve() holds keeps it reachable until the down message arrives.
   return {
     [](caf::get_atom) { return std::string{"watching"}; },
   };
@@ -161,7 +162,9 @@ bool serve(caf::actor_system& sys, const std::string& repository) {
   auto srv = std::move(*started);
   auto ended = std::make_shared<std::promise<std::string>>();
   auto server_gone = ended->get_future();
-  sys.spawn(server_watcher, srv.handle(), ended);
+  // Keep the handle: CAF destroys an idle actor that nobody references
+  // (a monitor does not count), and the down message would go nowhere.
+  caf::actor watcher = sys.spawn(server_watcher, srv.handle(), ended);
 
   bool ok = run_workload(srv);
   auto st = srv.stop();

@@ -33,7 +33,8 @@ class response_collector {
     return [s = state_](runtime::inference_response&& r) {
       std::lock_guard<std::mutex> guard{s->mu};
       bool final = r.final;
-      s->entries.push_back(entry{std::move(r), std::chrono::steady_clock::now(), s->entries.size()});
+      auto order = s->entries.size();
+      s->entries.push_back(entry{std::move(r), std::chrono::steady_clock::now(), order});
       if (final) {
         ++s->finals;
         ++s->finals_per_id[s->entries.back().response.id];
@@ -49,7 +50,8 @@ class response_collector {
   }
 
   /// Waits until `n` responses (final or not) arrived.
-  bool wait_responses(size_t n, std::chrono::milliseconds timeout = std::chrono::seconds{10}) const {
+  bool wait_responses(size_t n,
+                      std::chrono::milliseconds timeout = std::chrono::seconds{10}) const {
     std::unique_lock<std::mutex> lock{state_->mu};
     return state_->cv.wait_for(lock, timeout, [&] { return state_->entries.size() >= n; });
   }

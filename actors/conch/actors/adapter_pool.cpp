@@ -10,15 +10,20 @@ namespace {
 
 using pool_ptr = caf::stateful_actor<adapter_pool_state>*;
 
+// Adapters are monitored, not linked: a link would carry a `kill` sent to one
+// adapter up to the pool. The pool ends its adapters itself when it stops.
 void start_adapter(pool_ptr self, size_t slot) {
-  auto a = self->spawn<caf::linked>(adapter);
+  auto a = self->spawn<caf::monitored>(adapter);
+  // The table goes first: mail from the pool reaches the adapter before any
+  // request sent after the slot is published.
   if (self->state.table)
-    self->send(a, table_atom_v, self->state.table);
+    self->request(a, caf::infinite, table_atom_v, self->state.table)
+      .then([](caf::ok_atom) {}, [](caf::error&) {});
   self->state.adapters[slot] = a;
   self->state.slots->publish(slot, a);
 }
 
-void on_exit_message(pool_ptr self, const caf::exit_msg& msg) {
+void on_adapter_down(pool_ptr self, const caf::down_msg& msg) {
   auto& adapters = self->state.adapters;
   for (size_t i = 0; i < adapters.size(); ++i) {
     if (!adapters[i] || adapters[i].address() != msg.source)
@@ -30,12 +35,17 @@ void on_exit_message(pool_ptr self, const caf::exit_msg& msg) {
     }
     return;
   }
-  // Not an adapter: our supervisor is stopping us.
+}
+
+void stop_pool(pool_ptr self, const caf::error& reason) {
   for (auto& rp : self->state.broadcasts)
     if (rp->pending())
       rp->deliver(caf::ok_atom_v);
   self->state.broadcasts.clear();
-  self->quit(msg.reason);
+  for (auto& a : self->state.adapters)
+    if (a)
+      self->send_exit(a, caf::exit_reason::user_shutdown);
+  self->quit(reason);
 }
 
 caf::result<caf::ok_atom> broadcast(pool_ptr self, model_table_ptr table) {
@@ -76,7 +86,9 @@ caf::behavior adapter_pool(pool_ptr self, std::shared_ptr<adapter_slots> slots,
   self->state.adapters.resize(self->state.slots->size());
   for (size_t i = 0; i < self->state.adapters.size(); ++i)
     start_adapter(self, i);
-  self->set_exit_handler([self](caf::exit_msg& msg) { on_exit_message(self, msg); });
+  self->set_down_handler([self](caf::down_msg& msg) { on_adapter_down(self, msg); });
+  self->set_exit_handler([self](caf::exit_msg& msg) { stop_pool(self, msg.reason); });
+
   return {
     [self](table_atom, model_table_ptr& table) { return broadcast(self, std::move(table)); },
     [self](caf::get_atom) { return self->state.adapters; },

@@ -27,14 +27,10 @@ caf::behavior model_scheduler::make_behavior() {
   listener_ = std::make_shared<scheduler_cancel_listener>(self_addr);
   if (needs_ordering(*config_))
     router_ = std::make_shared<ordering_router>(self_addr);
-  // Instances are linked (they die with us) and monitored (we learn how they
-  // ended). CAF unlinks an actor from whoever sends it an exit message, so
-  // their ends are counted on down messages only.
+  // Instances are monitored, not linked: a link would carry a `kill` sent to
+  // one instance up the tree. This scheduler ends its instances itself.
   set_down_handler([this](caf::down_msg& msg) { on_instance_down(msg); });
   set_exit_handler([this](caf::exit_msg& msg) {
-    for (const auto& slot : slots_)
-      if (slot.handle && slot.handle.address() == msg.source)
-        return;
     // Our parent is stopping us without a drain: give up at once.
     abort_all();
     quit(msg.reason);
@@ -80,6 +76,9 @@ void model_scheduler::on_exit() {
     if (rp.pending())
       rp.deliver(status::ok());
   drain_rps_.clear();
+  for (auto& slot : slots_)
+    if (slot.handle)
+      send_exit(slot.handle, caf::exit_reason::user_shutdown);
   slots_.clear();
   model_.reset();
   router_.reset();
@@ -142,10 +141,10 @@ void model_scheduler::spawn_instance(size_t index) {
   bool decoupled = decoupled_;
   auto max_batch = config_->max_batch_size();
   if (spec_.allow_detached && model_->blocking())
-    slot.handle = spawn<instance_actor, caf::linked + caf::monitored + caf::detached>(
+    slot.handle = spawn<instance_actor, caf::monitored + caf::detached>(
       model_, slot.context, spec_.stats, decoupled, max_batch);
   else
-    slot.handle = spawn<instance_actor, caf::linked + caf::monitored>(
+    slot.handle = spawn<instance_actor, caf::monitored>(
       model_, slot.context, spec_.stats, decoupled, max_batch);
   slot.ready = false;
   ++live_instances_;

@@ -36,14 +36,6 @@ repository_actor::repository_actor(caf::actor_config& cfg, server_options option
 
 caf::behavior repository_actor::make_behavior() {
   set_down_handler([this](caf::down_msg& msg) { on_scheduler_down(msg); });
-  // Schedulers are linked so that they end with the repository; their own
-  // ends arrive as down messages. An exit from anyone else is our parent's.
-  set_exit_handler([this](caf::exit_msg& msg) {
-    for (const auto& s : schedulers_)
-      if (s.address() == msg.source)
-        return;
-    quit(msg.reason);
-  });
   return {
     [this](init_atom) { return initial_load(); },
     [this](load_atom, std::string& name, load_parameters_ptr& params) -> caf::result<status> {
@@ -89,6 +81,10 @@ void repository_actor::on_exit() {
     done(runtime::unavailable("server is stopping"));
   if (stop_rp_.pending())
     stop_rp_.deliver(status::ok());
+  // Schedulers are monitored, not linked (a link would carry a `kill` up the
+  // tree): end the ones still alive here.
+  for (auto& s : schedulers_)
+    send_exit(s, caf::exit_reason::user_shutdown);
   schedulers_.clear();
   for (auto& [name, record] : records_)
     if (!record.override_dir.empty())
@@ -121,7 +117,8 @@ void repository_actor::run_exclusive(const std::string& name, std::function<void
       return;
     }
     // A name that never loaded leaves nothing behind.
-    if (r->second.versions.empty() && r->second.override_dir.empty())
+    if (r->second.versions.empty() && r->second.override_dir.empty()
+        && r->second.last_error.empty())
       records_.erase(r);
     maybe_stop();
   };
@@ -279,6 +276,10 @@ index_ptr repository_actor::index(bool ready_only) const {
   auto out = std::make_shared<std::vector<index_entry>>();
   std::map<std::string, bool> listed;
   for (const auto& [name, record] : records_) {
+    if (record.versions.empty() && !record.last_error.empty() && !ready_only) {
+      out->push_back({name, "", model_state::unavailable, record.last_error});
+      listed[name] = true;
+    }
     for (const auto& [v, entry] : record.versions) {
       if (ready_only && entry.state != model_state::ready)
         continue;
@@ -317,8 +318,11 @@ model_table_ptr repository_actor::snapshot() const {
   auto table = std::make_shared<model_table>();
   bool all_ready = true;
   for (const auto& [name, record] : records_) {
-    if (record.versions.empty())
+    if (record.versions.empty()) {
+      if (!record.last_error.empty())
+        all_ready = false;
       continue;
+    }
     model_entry m;
     m.name = name;
     bool any_ready = false;

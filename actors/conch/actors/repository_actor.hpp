@@ -41,6 +41,9 @@ class repository_actor : public caf::event_based_actor {
     std::string name;
     std::map<int64_t, version_entry> versions;
     uint64_t fingerprint = 0;
+    /// Why the last load failed before any version started (bad config,
+    /// unknown backend, no version); shown by the index as UNAVAILABLE.
+    std::string last_error;
     std::filesystem::path override_dir;
     bool busy = false;
     std::deque<std::function<void()>> waiting;

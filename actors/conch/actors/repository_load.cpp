@@ -88,7 +88,7 @@ version_entry repository_actor::start_version(const std::string& name, int64_t v
   spec.stats = entry.stats;
   spec.restart_budget = options_.restart_budget;
   spec.allow_detached = allow_detached_;
-  entry.scheduler = spawn<model_scheduler, caf::linked + caf::monitored>(std::move(spec));
+  entry.scheduler = spawn<model_scheduler, caf::monitored>(std::move(spec));
   schedulers_.push_back(entry.scheduler);
   return entry;
 }
@@ -102,9 +102,10 @@ void repository_actor::load(const std::string& name, load_parameters_ptr params,
   if (!location)
     return done(location.error());
   // On any failure before the schedulers start, the new override goes again.
-  auto fail = [&override_dir, &done](status st) {
+  auto fail = [this, &name, &override_dir, &done](status st) {
     if (!override_dir.empty())
       repo::remove_override_directory(override_dir);
+    records_[name].last_error = st.message();
     done(std::move(st));
   };
   repo::config_load_options load_options;
@@ -160,6 +161,7 @@ void repository_actor::finish_load(const std::string& name,
   auto& record = records_[name];
   auto& old = record.versions;
   bool any_new = failures.size() < loaded.size();
+  record.last_error.clear();
   std::vector<caf::actor> retired;
   auto seconds = static_cast<double>(runtime::now_ns() - started) / 1e9;
   std::string reasons;

@@ -35,6 +35,7 @@ status start_failure(const std::vector<std::string>& failures) {
 runtime::result<server> server::start(caf::actor_system& sys, server_options options) {
   if (options.model_repository.empty())
     return runtime::invalid_argument("--model-repository must be specified");
+  caller_thread_guard guard;
   auto c = std::make_shared<core>();
   c->sys = &sys;
   c->options = options;
@@ -72,6 +73,7 @@ status server::core::stop() {
     return runtime::invalid_argument("Server not started");
   stopped = true;
   flags->accepting.store(false);
+  caller_thread_guard thread_guard;
   caf::scoped_actor self{*sys};
   status result;
   self->request(supervisor, caf::infinite, stop_atom_v)
@@ -92,6 +94,8 @@ server::core::~core() {
 runtime::result<model_table_ptr> server::core::table() const {
   // The repository publishes every change before it answers the request that
   // caused it, so this snapshot is never older than a completed load.
+  if (!flags->live.load())
+    return runtime::unavailable("server is not running");
   return flags->table();
 }
 

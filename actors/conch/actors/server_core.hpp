@@ -6,6 +6,7 @@
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
+#include <caf/logger.hpp>
 
 #include "conch/actors/adapter_slots.hpp"
 #include "conch/actors/inprocess_frontend.hpp"
@@ -15,6 +16,17 @@
 #include "conch/runtime/statistics/metrics_registry.hpp"
 
 namespace conch::actors {
+
+/// Declared before a scoped_actor in every blocking public method: when the
+/// method returns, it makes CAF's logger forget the actor system on the
+/// calling thread. CAF 0.17 otherwise keeps a thread-local reference there,
+/// and destroying the actor system from another thread would wait for ever.
+struct caller_thread_guard {
+  caller_thread_guard() = default;
+  caller_thread_guard(const caller_thread_guard&) = delete;
+  caller_thread_guard& operator=(const caller_thread_guard&) = delete;
+  ~caller_thread_guard() { caf::logger::set_current_actor_system(nullptr); }
+};
 
 /// The state a server handle shares: the actor tree's entry points and the
 /// objects the request path reads without asking an actor.

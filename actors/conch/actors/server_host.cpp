@@ -1,5 +1,7 @@
 #include "conch/actors/server_host.hpp"
 
+#include "conch/actors/server_core.hpp"
+
 namespace conch::actors {
 
 void configure_actor_system(caf::actor_system_config& cfg, const host_options& host) {
@@ -10,6 +12,7 @@ void configure_actor_system(caf::actor_system_config& cfg, const host_options& h
 
 runtime::result<std::unique_ptr<server_host>> server_host::start(server_options options,
                                                                  host_options host) {
+  caller_thread_guard guard;
   std::unique_ptr<server_host> out{new server_host};
   out->config_ = std::make_unique<caf::actor_system_config>();
   configure_actor_system(*out->config_, host);
@@ -22,6 +25,7 @@ runtime::result<std::unique_ptr<server_host>> server_host::start(server_options 
 }
 
 server_host::~server_host() {
+  caller_thread_guard guard;
   if (server_) {
     (void) server_->stop();
     server_.reset();

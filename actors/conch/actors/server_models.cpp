@@ -22,6 +22,7 @@ template <class... Ts>
 status ask_status(caf::actor_system& sys, const caf::actor& dest, Ts&&... xs) {
   if (!dest)
     return runtime::unavailable("server is not running");
+  caller_thread_guard guard;
   caf::scoped_actor self{sys};
   status out;
   self->request(dest, caf::infinite, std::forward<Ts>(xs)...)
@@ -85,6 +86,7 @@ server::model_statistics(const std::string& name, int64_t version) const {
 }
 
 runtime::result<std::vector<index_entry>> server::repository_index(bool ready_only) const {
+  caller_thread_guard guard;
   caf::scoped_actor self{*core_->sys};
   runtime::result<std::vector<index_entry>> out{runtime::unavailable("server is not running")};
   self->request(core_->repository, caf::infinite, index_atom_v, ready_only)
@@ -124,6 +126,7 @@ request_handle server::infer(runtime::inference_request request,
 }
 
 runtime::result<caf::actor> server::add_frontend(frontend_transport_ptr transport) {
+  caller_thread_guard guard;
   caf::scoped_actor self{*core_->sys};
   runtime::result<caf::actor> out{runtime::unavailable("server is not running")};
   self->request(core_->supervisor, caf::infinite, frontend_atom_v, std::move(transport))
@@ -141,6 +144,7 @@ runtime::result<caf::actor> server::add_frontend(frontend_transport_ptr transpor
 status server::stop_frontend(const caf::actor& frontend) {
   if (!frontend)
     return status::ok();
+  caller_thread_guard guard;
   caf::scoped_actor self{*core_->sys};
   status out;
   self->request(frontend, std::chrono::seconds{core_->options.exit_timeout}, stop_atom_v)

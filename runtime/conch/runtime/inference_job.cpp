@@ -85,6 +85,10 @@ void inference_job::deliver(inference_response&& r) {
   if (model_)
     model_->on_response(*this, r, now);
   bool final = r.final;
+  // Statistics count the request before the client hears of it, so a client
+  // that reads them right after its last response sees its own request.
+  if (final && model_)
+    model_->on_complete(*this, outcome, now);
   if (callback_) {
     // The callback is the client's code: whatever it throws stays with it.
     try {
@@ -93,8 +97,6 @@ void inference_job::deliver(inference_response&& r) {
     }
   }
   if (final) {
-    if (model_)
-      model_->on_complete(*this, outcome, now);
     if (frontend_)
       frontend_->on_complete(*this, outcome, now);
     callback_ = nullptr;

@@ -54,6 +54,7 @@ class identity_instance final : public backend_instance {
     common::mark_input_end(job);
     const auto& request = job.request();
     std::vector<tensor> outputs;
+    outputs.reserve(pairs_->size());
     for (const auto& p : *pairs_) {
       const tensor* in = request.input(p.input);
       // An optional input the request left out has no output to return.

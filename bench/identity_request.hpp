@@ -1,0 +1,28 @@
+#pragma once
+
+#include <string>
+
+#include "conch/runtime/buffer.hpp"
+#include "conch/runtime/inference_request.hpp"
+
+namespace conch::bench {
+
+/// The 16 FP32 values every benchmark request carries.
+inline runtime::buffer identity_input() {
+  float v[16];
+  for (int i = 0; i < 16; ++i)
+    v[i] = static_cast<float>(i);
+  return runtime::buffer::copy_of(v, sizeof(v));
+}
+
+/// A fresh FP32[1,16] request for `model`, built per submission as a client
+/// builds one; the input bytes are shared, not copied.
+inline runtime::inference_request identity_request(const std::string& model,
+                                                   const runtime::buffer& input) {
+  runtime::inference_request r;
+  r.model_name = model;
+  r.inputs.push_back(runtime::tensor{"INPUT0", runtime::data_type::fp32, {1, 16}, input});
+  return r;
+}
+
+} // namespace conch::bench

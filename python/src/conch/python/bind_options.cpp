@@ -1,0 +1,39 @@
+// _conch.ServerOptions: the C++ server_options, filled in by conch.Options.
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "conch/actors/server_options.hpp"
+#include "conch/python/bindings.hpp"
+
+namespace conch::python {
+
+namespace py = pybind11;
+using actors::server_options;
+
+void bind_options(py::module_& m) {
+  py::class_<server_options>(m, "ServerOptions",
+                             "The options of a Conch server; conch.Options fills them in.")
+    .def(py::init<>())
+    .def_readwrite("model_repository", &server_options::model_repository)
+    .def_readwrite("server_id", &server_options::server_id)
+    .def_property(
+      "model_control_mode",
+      [](const server_options& o) { return static_cast<int>(o.model_control_mode); },
+      [](server_options& o, int mode) {
+        if (mode < 0 || mode > 2)
+          throw py::value_error("model_control_mode must be NONE, POLL or EXPLICIT");
+        o.model_control_mode = static_cast<actors::control_mode>(mode);
+      })
+    .def_readwrite("startup_models", &server_options::startup_models)
+    .def_readwrite("strict_model_config", &server_options::strict_model_config)
+    .def_readwrite("exit_on_error", &server_options::exit_on_error)
+    .def_readwrite("strict_readiness", &server_options::strict_readiness)
+    .def_readwrite("exit_timeout", &server_options::exit_timeout)
+    .def_readwrite("repository_poll_secs", &server_options::repository_poll_secs)
+    .def_readwrite("adapter_count", &server_options::adapter_count)
+    .def_readwrite("restart_budget", &server_options::restart_budget)
+    .def_readwrite("gpu_count", &server_options::gpu_count);
+}
+
+} // namespace conch::python

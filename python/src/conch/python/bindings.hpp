@@ -1,0 +1,22 @@
+#pragma once
+
+// The binding functions, one per concept; module.cpp calls each once.
+
+#include <pybind11/pybind11.h>
+
+namespace conch::python {
+
+/// _conch.ServerOptions (bind_options.cpp).
+void bind_options(pybind11::module_& m);
+
+/// _conch.Buffer, DLPack import and export, BYTES (de)serialisation
+/// (bind_tensor.cpp).
+void bind_tensor(pybind11::module_& m);
+
+/// _conch.Response and _conch.RequestHandle (bind_request.cpp).
+void bind_request(pybind11::module_& m);
+
+/// _conch.Server (bind_server.cpp).
+void bind_server(pybind11::module_& m);
+
+} // namespace conch::python

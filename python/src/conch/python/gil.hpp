@@ -1,0 +1,112 @@
+#pragma once
+
+// The GIL rules of the extension, all in one place:
+//
+// 1. Every wait releases the GIL (`nogil`): start, stop, load, unload, the
+//    repository queries and waiting for a response.
+// 2. A Conch thread (CAF scheduler, model instance) that must run Python code
+//    takes the GIL with `with_gil`, which does nothing once the interpreter
+//    is finalizing: CPython would terminate such a thread inside the acquire.
+// 3. Python objects that C++ keeps (input arrays, callables) are held by
+//    `py_ref`; dropping one on a thread without the GIL defers the decrement
+//    to a thread that holds it, so Conch threads never wait for the GIL just
+//    to let go of an object. After finalization began, references are leaked.
+// 4. A thread that released the GIL and finds the interpreter finalizing when
+//    it is done never takes the GIL back: it parks (see `nogil`).
+
+#include <pybind11/pybind11.h>
+
+#include <utility>
+
+namespace conch::python {
+
+/// True while Python can be entered: the interpreter is initialised and not
+/// finalizing. Callable without the GIL.
+bool interpreter_alive() noexcept;
+
+/// Records the main thread, the one allowed to take the GIL back while the
+/// interpreter finalizes. Requires the GIL; called once at import.
+void init_gil_rules();
+
+/// Runs `fn(arg)` with the GIL held: at once when the calling thread holds it,
+/// otherwise later, on the next thread that enters the extension (or through a
+/// pending call). Dropped when the interpreter is finalizing. Thread-safe.
+void call_with_gil(void (*fn)(void*), void* arg) noexcept;
+
+/// Runs the calls that `call_with_gil` deferred. Requires the GIL.
+void run_deferred() noexcept;
+
+/// Releases the GIL for a scope and takes it back at the end, unless the
+/// interpreter began finalizing in between and this is not the main thread:
+/// such a thread parks forever instead of being terminated by CPython inside
+/// the acquire. Requires the GIL on entry.
+class nogil {
+ public:
+  nogil() noexcept : state_(PyEval_SaveThread()) {}
+  ~nogil();
+
+  nogil(const nogil&) = delete;
+  nogil& operator=(const nogil&) = delete;
+
+ private:
+  PyThreadState* state_;
+};
+
+/// Runs `fn` with the GIL held from any thread; returns false without running
+/// it when the interpreter is finalizing. A Python exception raised by `fn` is
+/// reported as unraisable and swallowed; `fn` must not throw otherwise.
+template <class F>
+bool with_gil(F&& fn) noexcept {
+  if (!interpreter_alive())
+    return false;
+  PyGILState_STATE state = PyGILState_Ensure();
+  // Nothing may leave a Conch thread as an exception: Python errors become
+  // unraisable reports (printed by sys.unraisablehook).
+  try {
+    std::forward<F>(fn)();
+  } catch (pybind11::error_already_set& e) {
+    e.discard_as_unraisable("conch: Python callback on a Conch thread");
+  } catch (...) {
+    if (PyErr_Occurred())
+      PyErr_WriteUnraisable(nullptr);
+  }
+  PyGILState_Release(state);
+  return true;
+}
+
+/// An owning reference to a Python object that may be dropped on any thread
+/// (rule 3 above). Move-only. Creating one requires the GIL.
+class py_ref {
+ public:
+  py_ref() noexcept = default;
+
+  /// Takes a new reference to `obj` (which may be null).
+  static py_ref borrow(PyObject* obj) noexcept {
+    Py_XINCREF(obj);
+    return py_ref{obj};
+  }
+
+  py_ref(py_ref&& other) noexcept : obj_(std::exchange(other.obj_, nullptr)) {}
+  py_ref& operator=(py_ref&& other) noexcept {
+    if (this != &other) {
+      reset();
+      obj_ = std::exchange(other.obj_, nullptr);
+    }
+    return *this;
+  }
+  py_ref(const py_ref&) = delete;
+  py_ref& operator=(const py_ref&) = delete;
+  ~py_ref() { reset(); }
+
+  PyObject* get() const noexcept { return obj_; }
+  explicit operator bool() const noexcept { return obj_ != nullptr; }
+
+  /// Drops the reference (deferred when this thread lacks the GIL).
+  void reset() noexcept;
+
+ private:
+  explicit py_ref(PyObject* obj) noexcept : obj_(obj) {}
+  PyObject* obj_ = nullptr;
+};
+
+} // namespace conch::python

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <optional>
+
+#include "conch/python/gil.hpp"
+#include "conch/runtime/inference_response.hpp"
+
+namespace conch::python {
+
+/// The responses of one request on their way to Python. Thread-safe.
+///
+/// Without a callable (pull mode) Conch threads push and a Python thread takes
+/// responses with `pop`, waiting with the GIL released; no Conch thread ever
+/// needs the GIL. With a callable (push mode) each response is handed to it
+/// as a _conch.Response on the Conch thread that produced it, with the GIL
+/// taken (gil.hpp rule 2), and nothing is stored.
+class response_queue {
+ public:
+  /// A queue in pull mode when `on_response` is empty, else in push mode.
+  explicit response_queue(py_ref on_response) : on_response_(std::move(on_response)) {}
+
+  /// Takes one response; called by Conch for each response of the request.
+  void push(runtime::inference_response&& r) noexcept;
+
+  /// The outcome of a wait.
+  enum class wait_result { ok, timeout, busy };
+
+  /// Waits up to `timeout` for a response and moves it into `out`. Returns
+  /// busy when another thread is waiting already. Must be called without the
+  /// GIL.
+  wait_result pop(std::chrono::nanoseconds timeout, std::optional<runtime::inference_response>& out);
+
+  /// Takes a response if one is there.
+  std::optional<runtime::inference_response> try_pop();
+
+  /// True once the final response was pushed.
+  bool final_seen() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<runtime::inference_response> items_;
+  bool waiting_ = false;
+  bool final_ = false;
+  py_ref on_response_;
+};
+
+} // namespace conch::python

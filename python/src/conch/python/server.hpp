@@ -1,0 +1,79 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <pybind11/pybind11.h>
+
+#include "conch/actors/server_host.hpp"
+#include "conch/python/gil.hpp"
+#include "conch/python/request.hpp"
+
+namespace conch::python {
+
+/// A Conch server as Python sees it (_conch.Server): it owns a server_host (a
+/// server with an actor system of its own). Every method requires the GIL and
+/// releases it while it waits. Once stopped, every method raises
+/// InvalidArgumentError("Server not started").
+class py_server {
+ public:
+  /// Starts a server (GIL released while models load).
+  static std::unique_ptr<py_server> start(actors::server_options options);
+
+  ~py_server();
+
+  /// Stops the server and its actor system (GIL released).
+  void stop();
+
+  // -- queries -----------------------------------------------------------------
+
+  bool live();
+  bool ready();
+  pybind11::dict metadata();
+  bool model_ready(const std::string& name, int64_t version);
+  pybind11::dict model_metadata(const std::string& name, int64_t version);
+  std::string model_config(const std::string& name, int64_t version);
+  std::string model_statistics(const std::string& name, int64_t version);
+  pybind11::list repository_index(bool ready_only);
+  std::string metrics();
+
+  // -- repository ----------------------------------------------------------------
+
+  void load(const std::string& name, std::optional<std::string> config,
+            std::vector<std::pair<std::string, pybind11::bytes>> files);
+  void unload(const std::string& name, bool unload_dependents);
+  void poll_repository();
+
+  // -- inference -----------------------------------------------------------------
+
+  /// Submits a request; never blocks. Raises NotFoundError at once for an
+  /// unknown model and InvalidArgumentError for inputs or parameters Conch
+  /// cannot take. `on_response`, when not None, receives every response on a
+  /// Conch thread (see response_queue).
+  submitted_request infer(const request_fields& fields, pybind11::object on_response);
+
+ private:
+  using host_ptr = std::shared_ptr<actors::server_host>;
+
+  /// A reference to the running host; raises when stopped. Callers drop it
+  /// with `drop`, so the host is never destroyed while holding the GIL.
+  host_ptr host() const;
+  static void drop(host_ptr& h);
+
+  /// Runs `fn(server)` with the GIL released and returns its result.
+  template <class F>
+  auto blocking(F&& fn) {
+    auto h = host();
+    nogil released;
+    auto out = fn(h->server());
+    h.reset();
+    return out;
+  }
+
+  host_ptr host_;
+};
+
+} // namespace conch::python
