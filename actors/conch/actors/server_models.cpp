@@ -39,7 +39,7 @@ bool server::model_ready(const std::string& name, int64_t version) const {
 }
 
 runtime::result<conch::actors::model_metadata> server::model_metadata(const std::string& name,
-                                                       int64_t version) const {
+                                                                      int64_t version) const {
   auto t = core_->table();
   if (!t)
     return t.error();
@@ -61,6 +61,7 @@ server::model_config(const std::string& name, int64_t version) const {
   auto entry = (*t)->resolve(name, version);
   if (!entry)
     return entry.error();
+  // The config outlives the table snapshot: it is shared, not copied.
   return (*entry)->config;
 }
 

@@ -50,12 +50,7 @@ void server_supervisor::on_exit() {
   if (stop_rp_.pending())
     stop_rp_.deliver(runtime::internal_error("server stopped unexpectedly"));
   // Whatever is still alive must not outlive its supervisor.
-  for (auto& fe : frontends_)
-    send_exit(fe, caf::exit_reason::kill);
-  if (pool_)
-    send_exit(pool_, caf::exit_reason::kill);
-  if (repository_)
-    send_exit(repository_, caf::exit_reason::kill);
+  kill_children();
   spec_.flags->accepting.store(false);
   spec_.flags->live.store(false);
   frontends_.clear();
@@ -151,13 +146,17 @@ void server_supervisor::on_deadline() {
     delayed_send(caf::actor_cast<caf::actor>(this), abandon_grace, timer_atom_v);
     return;
   }
+  kill_children();
+  finish();
+}
+
+void server_supervisor::kill_children() {
   for (auto& fe : frontends_)
     send_exit(fe, caf::exit_reason::kill);
   if (pool_)
     send_exit(pool_, caf::exit_reason::kill);
   if (repository_)
     send_exit(repository_, caf::exit_reason::kill);
-  finish();
 }
 
 void server_supervisor::on_down(const caf::down_msg& msg) {

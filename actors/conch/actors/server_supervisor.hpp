@@ -48,6 +48,7 @@ class server_supervisor : public caf::event_based_actor {
   void stop_models();
   void finish();
   void on_deadline();
+  void kill_children();
   void on_down(const caf::down_msg& msg);
 
   supervisor_spec spec_;
