@@ -32,7 +32,7 @@ $(ASAN)/CMakeCache.txt:
 
 asan: setup $(ASAN)/CMakeCache.txt
 	cmake --build $(ASAN) -j$(JOBS)
-	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:suppressions=$(CURDIR)/cmake/ubsan.supp \
 	  ctest -j$(JOBS) --output-on-failure --timeout 600
 
 bench: build
