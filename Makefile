@@ -8,7 +8,12 @@ REPO      ?= python/examples/example_model_repository
 CMAKE_ARGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
              -DCMAKE_C_COMPILER_LAUNCHER=ccache
 
-.PHONY: all setup build run test asan bench clean
+# The Python package: `conch` with its `_conch` extension, installed into
+# .venv. pip drives CMake (scikit-build-core) in build/pip with ccache.
+PIP_ENV    = CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache \
+             CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) CCACHE_NOHASHDIR=1
+
+.PHONY: all setup build python run test asan bench clean
 
 all: build
 
@@ -21,11 +26,16 @@ $(BUILD)/CMakeCache.txt:
 build: setup $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j$(JOBS)
 
+python: setup
+	$(PIP_ENV) .venv/bin/python -m pip install -q --disable-pip-version-check \
+	  --no-build-isolation --no-deps .
+
 run: build
 	$(BUILD)/bin/conch-demo $(REPO)
 
-test: build
+test: build python
 	cd $(BUILD) && ctest -j$(JOBS) --output-on-failure --timeout 300
+	.venv/bin/python -m pytest -q python/tests
 
 $(ASAN)/CMakeCache.txt:
 	cmake -S . -B $(ASAN) $(CMAKE_ARGS) -DCMAKE_BUILD_TYPE=Debug -DCONCH_SANITIZE=ON

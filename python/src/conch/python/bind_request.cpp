@@ -30,7 +30,10 @@ py::list outputs_of(const inference_response& r) {
   py::list out(r.outputs.size());
   for (size_t i = 0; i < r.outputs.size(); ++i) {
     const auto& t = r.outputs[i];
-    out[i] = py::make_tuple(t.name, static_cast<int>(t.type), py::cast(t.shape), t.data);
+    out[i] = py::make_tuple(t.name, static_cast<int>(t.type), py::cast(t.shape),
+                            reinterpret_cast<uintptr_t>(t.data.data()),
+                            static_cast<int>(t.data.type()), t.data.device_id(), t.data.size(),
+                            t.data);
   }
   return out;
 }
@@ -85,7 +88,8 @@ void bind_request(py::module_& m) {
       return parameters_of(r.parameters);
     })
     .def_property_readonly("outputs", &outputs_of,
-                           "A list of (name, data_type, shape, Buffer) tuples.");
+                           "A list of (name, data_type, shape, data_ptr, memory_type, "
+                           "memory_type_id, size, Buffer) tuples.");
 
   py::class_<submitted_request>(m, "RequestHandle",
                                 "The responses of a submitted request, and its cancellation.")
@@ -100,7 +104,7 @@ void bind_request(py::module_& m) {
         return r ? py::cast(std::move(*r)) : py::none();
       },
       "The next response if one arrived, else None.")
-    .def("cancel", [](submitted_request& s) { s.handle.cancel(); },
+    .def("cancel", [](submitted_request& s) { s.queue->cancel(); },
          "Cancels the request; a no-op once it completed.")
     .def_property_readonly("completed", [](const submitted_request& s) {
       return s.queue->final_seen();

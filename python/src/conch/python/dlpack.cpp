@@ -192,10 +192,10 @@ py::capsule make_capsule(export_request& r, const dl_data_type& dtype, const cha
   ctx->keep_alive = py_ref::borrow(r.keep_alive.ptr());
   auto& t = ctx->managed.tensor;
   t.data = r.data;
-  t.device = {r.memory == runtime::memory_type::gpu
-                ? dl_cuda
-                : (r.memory == runtime::memory_type::cpu_pinned ? dl_cuda_host : dl_cpu),
-              static_cast<int32_t>(r.memory == runtime::memory_type::gpu ? r.device_id : 0)};
+  // Pinned host memory is exported as plain CPU memory, as __dlpack_device__
+  // reports it: every CPU consumer can read it.
+  bool gpu = r.memory == runtime::memory_type::gpu;
+  t.device = {gpu ? dl_cuda : dl_cpu, static_cast<int32_t>(gpu ? r.device_id : 0)};
   t.ndim = static_cast<int32_t>(ctx->shape.size());
   t.dtype = dtype;
   t.shape = ctx->shape.data();

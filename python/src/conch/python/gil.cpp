@@ -98,7 +98,7 @@ void run_deferred() noexcept {
     c.fn(c.arg);
 }
 
-nogil::~nogil() {
+nogil::~nogil() noexcept(false) {
   if (!interpreter_alive() && PyThread_get_thread_ident() != main_thread_id.load())
     park_forever();
   PyEval_RestoreThread(state_);

@@ -43,7 +43,9 @@ void run_deferred() noexcept;
 class nogil {
  public:
   nogil() noexcept : state_(PyEval_SaveThread()) {}
-  ~nogil();
+  // Not noexcept: CPython 3.11-3.13 may end a thread inside the acquire by
+  // unwinding its stack (pthread_exit); that unwind must be able to pass.
+  ~nogil() noexcept(false);
 
   nogil(const nogil&) = delete;
   nogil& operator=(const nogil&) = delete;

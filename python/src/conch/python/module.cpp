@@ -1,2 +1,30 @@
+// _conch: the compiled half of the conch package.
+
 #include <pybind11/pybind11.h>
-PYBIND11_MODULE(_conch, m) {}
+
+#include "conch/python/bindings.hpp"
+#include "conch/python/gil.hpp"
+#include "conch/python/status.hpp"
+
+namespace py = pybind11;
+
+PYBIND11_MODULE(_conch, m) {
+  m.doc() = "Conch's compiled core; use the conch package instead.";
+  conch::python::init_gil_rules();
+  conch::python::init_errors();
+  conch::python::bind_options(m);
+  conch::python::bind_tensor(m);
+  conch::python::bind_request(m);
+  conch::python::bind_server(m);
+  m.def(
+    "exception_for",
+    [](int code, const std::string& message) {
+      if (code <= 0 || code > static_cast<int>(conch::runtime::errc::unknown))
+        throw py::value_error("no error code " + std::to_string(code));
+      return conch::python::make_exception({static_cast<conch::runtime::errc>(code), message});
+    },
+    py::arg("code"), py::arg("message"),
+    "The exception the extension raises for an error code (1 internal ... 8 unknown).");
+  m.def("run_deferred", &conch::python::run_deferred,
+        "Releases the Python objects Conch threads let go of since the last call.");
+}

@@ -16,10 +16,9 @@
 namespace conch::python {
 
 /// A submitted request as Python holds it (_conch.RequestHandle): the queue
-/// its responses arrive in and the handle that cancels it.
+/// its responses arrive in, which also cancels it.
 struct submitted_request {
   std::shared_ptr<response_queue> queue;
-  actors::request_handle handle;
 };
 
 /// The fields of a request that Python passes to _conch.Server.infer.

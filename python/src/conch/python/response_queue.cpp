@@ -7,23 +7,52 @@ namespace conch::python {
 namespace py = pybind11;
 
 void response_queue::push(runtime::inference_response&& r) noexcept {
+  // Dropped when this call returns: whoever delivers a response holds the
+  // job too, so this never destroys the job inside its own delivery.
+  std::optional<actors::request_handle> done;
   if (on_response_) {
     {
       std::lock_guard<std::mutex> guard{mu_};
       final_ = final_ || r.final;
+      if (final_)
+        done.swap(handle_);
     }
+    bool final = r.final;
     with_gil([&] {
-      auto response = py::cast(std::move(r));
-      py::handle(on_response_.get())(response);
+      auto fn = py::reinterpret_borrow<py::object>(on_response_.get());
+      // The callable usually refers back to the Python object that holds
+      // this queue; letting go of it with the final response breaks that
+      // cycle, which Python's collector cannot see through C++.
+      if (final)
+        on_response_ = py_ref{};
+      fn(py::cast(std::move(r)));
     });
     return;
   }
   {
     std::lock_guard<std::mutex> guard{mu_};
     final_ = final_ || r.final;
+    if (final_)
+      done.swap(handle_);
     items_.push_back(std::move(r));
   }
   cv_.notify_one();
+}
+
+void response_queue::set_handle(actors::request_handle handle) {
+  std::lock_guard<std::mutex> guard{mu_};
+  if (!final_)
+    handle_ = std::move(handle);
+}
+
+void response_queue::cancel() {
+  std::optional<actors::request_handle> h;
+  {
+    std::lock_guard<std::mutex> guard{mu_};
+    h = handle_;
+  }
+  if (h)
+    h->cancel();
 }
 
 response_queue::wait_result response_queue::pop(std::chrono::nanoseconds timeout,

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <optional>
 
+#include "conch/actors/server.hpp"
 #include "conch/python/gil.hpp"
 #include "conch/runtime/inference_response.hpp"
 
@@ -40,12 +41,22 @@ class response_queue {
   /// True once the final response was pushed.
   bool final_seen() const;
 
+  /// Keeps the request's handle until the final response, so that cancel()
+  /// reaches it. The handle shares the request's job, and a job kept past
+  /// its end keeps parts of the server alive (its in-process frontend), so
+  /// the queue lets go of it with the final response.
+  void set_handle(actors::request_handle handle);
+
+  /// Cancels the request; a no-op once it completed.
+  void cancel();
+
  private:
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<runtime::inference_response> items_;
   bool waiting_ = false;
   bool final_ = false;
+  std::optional<actors::request_handle> handle_;
   py_ref on_response_;
 };
 

@@ -10,11 +10,10 @@ namespace py = pybind11;
 using runtime::status;
 
 std::unique_ptr<py_server> py_server::start(actors::server_options options) {
-  runtime::result<std::unique_ptr<actors::server_host>> started{runtime::internal_error("")};
-  {
+  auto started = [&] {
     nogil released;
-    started = actors::server_host::start(std::move(options));
-  }
+    return actors::server_host::start(std::move(options));
+  }();
   if (!started)
     throw_if_error(started.error());
   auto out = std::make_unique<py_server>();

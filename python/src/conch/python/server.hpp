@@ -30,21 +30,33 @@ class py_server {
 
   // -- queries -----------------------------------------------------------------
 
+  /// True until the server stopped.
   bool live();
+  /// True while the server admits requests and (strict readiness) every model is ready.
   bool ready();
+  /// {"name", "version", "extensions"}.
   pybind11::dict metadata();
+  /// True when the version (-1: any) is READY.
   bool model_ready(const std::string& name, int64_t version);
+  /// {"name", "versions", "platform", "inputs", "outputs"}; raises NotFoundError.
   pybind11::dict model_metadata(const std::string& name, int64_t version);
+  /// The model configuration as protobuf JSON; raises NotFoundError.
   std::string model_config(const std::string& name, int64_t version);
+  /// The statistics extension's JSON body for READY versions.
   std::string model_statistics(const std::string& name, int64_t version);
+  /// (name, version, state or None, reason) per index row (GIL released).
   pybind11::list repository_index(bool ready_only);
+  /// The Prometheus text exposition.
   std::string metrics();
 
   // -- repository ----------------------------------------------------------------
 
+  /// Loads a model, with an optional JSON configuration and files (GIL released).
   void load(const std::string& name, std::optional<std::string> config,
             std::vector<std::pair<std::string, pybind11::bytes>> files);
+  /// Unloads every version of a model (GIL released).
   void unload(const std::string& name, bool unload_dependents);
+  /// Applies repository changes (POLL mode; GIL released).
   void poll_repository();
 
   // -- inference -----------------------------------------------------------------

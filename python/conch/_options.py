@@ -1,0 +1,183 @@
+"""Options of a Conch server, with the fields and defaults of upstream's
+``tritonserver.Options``.
+
+Fields that have no meaning in Conch are accepted and ignored; when one is set
+to anything but its default, starting the server logs a warning naming it (see
+``_IGNORED``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Union
+
+from . import _conch
+from ._enums import InstanceGroupKind, LogFormat, LogLevel, ModelControlMode, RateLimitMode
+from ._errors import InvalidArgumentError
+from ._logging import logger
+
+__all__ = ["Options", "RateLimiterResource", "ModelLoadDeviceLimit"]
+
+
+@dataclass(slots=True)
+class RateLimiterResource:
+    """A rate-limiter resource (accepted; Conch has no rate limiter)."""
+
+    name: str
+    count: int
+    device: int
+
+
+@dataclass(slots=True)
+class ModelLoadDeviceLimit:
+    """A per-device limit on model loading (accepted; ignored by Conch)."""
+
+    kind: InstanceGroupKind
+    device: int
+    fraction: float
+
+
+@dataclass(slots=True)
+class Options:
+    """Options of a Conch server. Nothing is validated until Server.start()."""
+
+    #: The repository paths searched for models (required).
+    model_repository: Union[str, list[str]] = field(default_factory=list)
+    #: The server name reported by Server.metadata().
+    server_id: str = "triton"
+    #: NONE, POLL or EXPLICIT. POLL follows the repository on poll_model_repository().
+    model_control_mode: ModelControlMode = ModelControlMode.NONE
+    #: Models loaded at start in EXPLICIT mode; "*" loads all.
+    startup_models: list[str] = field(default_factory=list)
+    #: When False, a missing config.pbtxt or missing fields are completed by the backend.
+    strict_model_config: bool = False
+    #: Ignored: Conch has no rate limiter.
+    rate_limiter_mode: RateLimitMode = RateLimitMode.OFF
+    #: Ignored: Conch has no rate limiter.
+    rate_limiter_resources: list[RateLimiterResource] = field(default_factory=list)
+    #: Ignored: Conch keeps no pinned memory pool.
+    pinned_memory_pool_size: int = 1 << 28
+    #: Ignored: Conch keeps no CUDA memory pools.
+    cuda_memory_pool_sizes: dict[int, int] = field(default_factory=dict)
+    #: Ignored: Conch has no response cache.
+    cache_config: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Ignored: Conch has no response cache.
+    cache_directory: str = "/opt/tritonserver/caches"
+    #: Ignored: Conch runs no CUDA kernels of its own.
+    min_supported_compute_capability: float = 6.0
+    #: When True, start() fails if any model fails to load.
+    exit_on_error: bool = True
+    #: When True, the server is ready only while every loaded model is ready.
+    strict_readiness: bool = True
+    #: Seconds stop() waits for in-flight work before abandoning it.
+    exit_timeout: int = 30
+    #: Ignored: Conch has no buffer manager threads.
+    buffer_manager_thread_count: int = 0
+    #: Ignored: Conch loads each model in an actor of its own.
+    model_load_thread_count: int = 4
+    #: Ignored: Conch does not retry failed loads.
+    model_load_retry_count: int = 0
+    #: Ignored: Conch has no model namespacing.
+    model_namespacing: bool = False
+    #: Ignored: Conch does not manage peer access between GPUs.
+    enable_peer_access: bool = True
+    #: Where log lines go; None means stderr.
+    log_file: Optional[str] = None
+    #: Log messages of level INFO (turns on log_warn).
+    log_info: bool = False
+    #: Log messages of level WARN (turns on log_error).
+    log_warn: bool = False
+    #: Log messages of level ERROR.
+    log_error: bool = False
+    #: DEFAULT or ISO8601 timestamps.
+    log_format: LogFormat = LogFormat.DEFAULT
+    #: Verbose logging when > 0 (turns on log_info).
+    log_verbose: int = 0
+    #: Ignored: Conch always collects its metrics.
+    metrics: bool = True
+    #: Ignored: Conch collects no GPU metrics.
+    gpu_metrics: bool = True
+    #: Ignored: Conch collects no CPU metrics.
+    cpu_metrics: bool = True
+    #: Ignored: Conch's metrics are updated as they happen, not polled.
+    metrics_interval: int = 2000
+    #: Ignored: Conch's backends are built in or registered by packages.
+    backend_directory: str = "/opt/tritonserver/backends"
+    #: Ignored: Conch has no repository agents.
+    repo_agent_directory: str = "/opt/tritonserver/repoagents"
+    #: Ignored: Conch does not limit loading per device.
+    model_load_device_limits: list[ModelLoadDeviceLimit] = field(default_factory=list)
+    #: Ignored: Conch's backends take no command-line configuration.
+    backend_configuration: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: Ignored: Conch has no host policies.
+    host_policies: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: Ignored: Conch's metrics have no configuration groups.
+    metrics_configuration: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: Called as callback(level: LogLevel, filename, line, timestamp, message)
+    #: for each message Conch logs; exceptions it raises are swallowed.
+    log_callback: Optional[Callable[[LogLevel, str, int, str, str], None]] = None
+
+    def _cascade_log_levels(self) -> None:
+        # As upstream: verbose turns on info, info warn, warn error, and the
+        # Options object keeps the result.
+        if self.log_verbose > 0:
+            self.log_info = True
+        if self.log_info:
+            self.log_warn = True
+        if self.log_warn:
+            self.log_error = True
+
+    def _warn_ignored(self) -> None:
+        defaults = Options()
+        for name in _IGNORED:
+            if getattr(self, name) != getattr(defaults, name):
+                logger.warning("Options.%s is ignored: %s", name, _IGNORED[name])
+
+    def _to_native(self) -> "_conch.ServerOptions":
+        """The C++ options; raises TypeError for a field of the wrong type."""
+        if self.model_repository is None:
+            raise InvalidArgumentError("Model repository must be specified.")
+        repositories = (
+            [self.model_repository]
+            if isinstance(self.model_repository, str)
+            else list(self.model_repository)
+        )
+        native = _conch.ServerOptions()
+        native.model_repository = repositories
+        native.server_id = self.server_id
+        native.model_control_mode = int(self.model_control_mode)
+        native.startup_models = list(self.startup_models)
+        native.strict_model_config = self.strict_model_config
+        native.exit_on_error = self.exit_on_error
+        native.strict_readiness = self.strict_readiness
+        native.exit_timeout = self.exit_timeout
+        # In-process Triton polls only when asked (poll_model_repository).
+        native.repository_poll_secs = 0
+        return native
+
+
+# The fields Conch ignores, and why (the warning's text).
+_IGNORED = {
+    "rate_limiter_mode": "Conch has no rate limiter",
+    "rate_limiter_resources": "Conch has no rate limiter",
+    "pinned_memory_pool_size": "Conch keeps no pinned memory pool",
+    "cuda_memory_pool_sizes": "Conch keeps no CUDA memory pools",
+    "cache_config": "Conch has no response cache",
+    "cache_directory": "Conch has no response cache",
+    "min_supported_compute_capability": "Conch runs no CUDA kernels of its own",
+    "buffer_manager_thread_count": "Conch has no buffer manager threads",
+    "model_load_thread_count": "Conch loads each model in an actor of its own",
+    "model_load_retry_count": "Conch does not retry failed loads",
+    "model_namespacing": "Conch has no model namespacing",
+    "enable_peer_access": "Conch does not manage GPU peer access",
+    "metrics": "Conch always collects its metrics",
+    "gpu_metrics": "Conch collects no GPU metrics",
+    "cpu_metrics": "Conch collects no CPU metrics",
+    "metrics_interval": "Conch updates its metrics as they happen",
+    "backend_directory": "Conch's backends are built in or registered by Python packages",
+    "repo_agent_directory": "Conch has no repository agents",
+    "model_load_device_limits": "Conch does not limit loading per device",
+    "backend_configuration": "Conch's backends take no backend configuration",
+    "host_policies": "Conch has no host policies",
+    "metrics_configuration": "Conch's metrics have no configuration groups",
+}

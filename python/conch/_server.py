@@ -1,0 +1,219 @@
+"""Server: a Conch server running in this process."""
+
+from __future__ import annotations
+
+import atexit
+import threading
+import time
+import weakref
+from typing import Any, Optional, Union
+
+from . import _conch, _logging
+from ._enums import MetricFormat
+from ._errors import InvalidArgumentError, UnavailableError, UnsupportedError
+from ._logging import logger
+from ._model import Model
+from ._options import Options
+
+__all__ = ["Server", "ModelDictionary"]
+
+# Started servers, stopped when the interpreter exits (before it finalizes,
+# while Conch's threads can still hand their last responses to Python).
+_started: "weakref.WeakSet[Server]" = weakref.WeakSet()
+_started_lock = threading.Lock()
+
+
+@atexit.register
+def _stop_all() -> None:
+    with _started_lock:
+        servers = list(_started)
+    for server in servers:
+        try:
+            server.stop()
+        except Exception:  # noqa: BLE001 - exiting; nothing can be reported
+            pass
+
+
+class ModelDictionary(dict):
+    """Models keyed by (name, version). A plain name looks up the model
+    itself (version -1) when any version of it is listed."""
+
+    def __init__(self, server: "Server", models: list[Model]) -> None:
+        super().__init__({(m.name, m.version): m for m in models})
+        self._server = server
+        self._names = {m.name for m in models}
+
+    def __getitem__(self, key: Union[str, tuple[str, int]]) -> Model:
+        if isinstance(key, tuple):
+            try:
+                return super().__getitem__(key)
+            except KeyError:
+                raise KeyError(f"Unknown Model: {key}") from None
+        if key in self._names:
+            return Model(self._server, key)
+        raise KeyError(f"Unknown Model: {key}")
+
+
+class Server:
+    """A Conch server in this process. Construct it with Options (or their
+    fields as keyword arguments), then start() it. Usable as a context
+    manager (a Conch addition): ``with Server(...) as s:`` starts and stops."""
+
+    def __init__(self, options: Optional[Options] = None, **kwargs: Any) -> None:
+        if options is None:
+            options = Options(**kwargs)
+        elif kwargs:
+            raise TypeError("pass either an Options object or its fields as keyword arguments")
+        self.options = options
+        self._server: Optional[_conch.Server] = None
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    def start(
+        self,
+        wait_until_ready: bool = False,
+        polling_interval: float = 0.1,
+        timeout: Optional[float] = None,
+    ) -> "Server":
+        """Starts the server and loads models as the control mode says;
+        returns self. With wait_until_ready, polls ready() and raises
+        UnavailableError("Timeout before ready") after `timeout` seconds."""
+        if self._server is not None:
+            raise InvalidArgumentError("Server already started")
+        self.options._cascade_log_levels()
+        _logging.configure(self.options)
+        self.options._warn_ignored()
+        native = self.options._to_native()
+        self._server = _conch.Server.start(native)
+        with _started_lock:
+            _started.add(self)
+        if wait_until_ready:
+            deadline = None if timeout is None else time.monotonic() + timeout
+            while not self.ready():
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise UnavailableError("Timeout before ready")
+                time.sleep(polling_interval)
+        return self
+
+    def stop(self) -> None:
+        """Stops the server: requests in flight finish (up to exit_timeout),
+        then models unload. Raises InternalError("Exit timeout expired.
+        Exiting immediately.") when the timeout passed first; the server is
+        stopped either way."""
+        native = self._native()
+        self._server = None
+        with _started_lock:
+            _started.discard(self)
+        native.stop()
+
+    def __enter__(self) -> "Server":
+        if self._server is None:
+            self.start()
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        if self._server is not None:
+            self.stop()
+
+    def _native(self) -> "_conch.Server":
+        if self._server is None:
+            raise InvalidArgumentError("Server not started")
+        return self._server
+
+    def _ptr(self) -> "_conch.Server":
+        """The running server, for Conch's frontends (an object, not an address)."""
+        return self._native()
+
+    # -- health and metadata ----------------------------------------------------------
+
+    def live(self) -> bool:
+        return self._native().live()
+
+    def ready(self) -> bool:
+        return self._native().ready()
+
+    def metadata(self) -> dict[str, Any]:
+        """{"name": server_id, "version": ..., "extensions": [...]}."""
+        return self._native().metadata()
+
+    def metrics(self, metric_format: MetricFormat = MetricFormat.PROMETHEUS) -> str:
+        """The server's metrics in Prometheus text format."""
+        if metric_format != MetricFormat.PROMETHEUS:
+            raise InvalidArgumentError(f"metric format {metric_format!r} is not supported")
+        return self._native().metrics()
+
+    # -- models ----------------------------------------------------------------------
+
+    def model(self, model_name: str, model_version: int = -1) -> Model:
+        """The model called `model_name`; not checked until used."""
+        return Model(self, model_name, model_version)
+
+    def models(self, exclude_not_ready: bool = False) -> ModelDictionary:
+        """Every model of the repository index (only ready ones when asked)."""
+        entries = self._native().repository_index(exclude_not_ready)
+        models = [
+            Model(self, name, int(version) if version else -1, state, reason or None)
+            for name, version, state, reason in entries
+        ]
+        return ModelDictionary(self, models)
+
+    def load(self, model_name: str, parameters: Optional[dict[str, Any]] = None) -> Model:
+        """Loads (or reloads) a model in EXPLICIT mode and returns it.
+        parameters: "config" -> a JSON model configuration that replaces
+        config.pbtxt; "file:<version>/<path>" -> bytes that replace the model
+        directory's files."""
+        config: Optional[str] = None
+        files: list[tuple[str, bytes]] = []
+        for key, value in (parameters or {}).items():
+            if key == "config":
+                if not isinstance(value, str):
+                    raise InvalidArgumentError("load parameter 'config' must be a JSON str")
+                config = value
+            elif isinstance(key, str) and key.startswith("file:"):
+                if not isinstance(value, (bytes, bytearray, memoryview)):
+                    raise InvalidArgumentError(f"load parameter '{key}' must be bytes")
+                files.append((key, bytes(value)))
+            else:
+                logger.warning("load parameter %r is ignored", key)
+        self._native().load(model_name, config, files)
+        return self.model(model_name)
+
+    def unload(
+        self,
+        model: Union[str, Model],
+        unload_dependents: bool = False,
+        wait_until_unloaded: bool = False,
+        polling_interval: float = 0.1,
+        timeout: Optional[float] = None,
+    ) -> None:
+        """Unloads every version of a model; with wait_until_unloaded, polls
+        the index until none is left loaded."""
+        name = model.name if isinstance(model, Model) else model
+        self._native().unload(name, unload_dependents)
+        if not wait_until_unloaded:
+            return
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while any(
+            m.state not in (None, "UNAVAILABLE")
+            for (n, _), m in self.models().items()
+            if n == name
+        ):
+            if deadline is not None and time.monotonic() >= deadline:
+                raise UnavailableError("Timeout before unloaded")
+            time.sleep(polling_interval)
+
+    def poll_model_repository(self) -> None:
+        """Applies changes of the repository (POLL mode)."""
+        self._native().poll_repository()
+
+    def register_model_repository(
+        self, repository_path: str, name_mapping: Optional[dict[str, str]] = None
+    ) -> None:
+        """Not supported by Conch yet (UnsupportedError)."""
+        self._native()
+        raise UnsupportedError("registering model repositories is not supported by Conch yet")
+
+    def unregister_model_repository(self, repository_path: str) -> None:
+        """Not supported by Conch yet (UnsupportedError)."""
+        self._native()
+        raise UnsupportedError("registering model repositories is not supported by Conch yet")

@@ -1,0 +1,122 @@
+"""Several Python threads at once; stopping with requests in flight."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy
+import pytest
+
+import conch
+
+
+def run_threads(count: int, target) -> list:
+    errors: list = []
+
+    def guarded(i: int) -> None:
+        try:
+            target(i)
+        except BaseException as e:  # noqa: BLE001 - reported by the test
+            errors.append(e)
+
+    threads = [threading.Thread(target=guarded, args=(i,)) for i in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+        assert not t.is_alive(), "a thread did not finish"
+    return errors
+
+
+def test_threads_infer_at_once_and_each_gets_its_own_answer(example_server) -> None:
+    model = example_server.model("identity_fp32")
+
+    def work(i: int) -> None:
+        for j in range(200):
+            value = numpy.full((1, 16), i * 1000 + j, dtype=numpy.float32)
+            response = list(model.infer(inputs={"INPUT0": value}))[0]
+            numpy.testing.assert_array_equal(numpy.from_dlpack(response.outputs["OUTPUT0"]), value)
+
+    assert run_threads(8, work) == []
+
+
+def test_a_wait_does_not_hold_the_gil(dtype_server) -> None:
+    # While the main thread waits 200 ms for a slow model, another thread runs
+    # Python in the middle of that wait (a held GIL would allow it at most in
+    # the first switch interval, 5 ms).
+    stamps: list[float] = []
+    stop = threading.Event()
+
+    def tick() -> None:
+        while not stop.is_set():
+            stamps.append(time.monotonic())
+
+    ticker = threading.Thread(target=tick)
+    ticker.start()
+    try:
+        begin = time.monotonic()
+        list(dtype_server.model("slow_identity").infer(inputs={"INPUT0": numpy.array([1], dtype=numpy.int32)}))
+        end = time.monotonic()
+    finally:
+        stop.set()
+        ticker.join()
+    assert end - begin >= 0.15
+    assert any(begin + 0.05 < t < end - 0.05 for t in stamps)
+
+
+def test_two_threads_waiting_on_one_request_raise_already_exists(dtype_server) -> None:
+    responses = dtype_server.model("slow_identity").infer(
+        inputs={"INPUT0": numpy.array([1], dtype=numpy.int32)}
+    )
+    got = []
+
+    def wait() -> None:
+        while True:
+            try:
+                got.append(next(responses))
+                return
+            except conch.AlreadyExistsError:
+                continue  # raced with the main thread's probe; wait again
+
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    deadline = time.monotonic() + 30
+    saw_busy = False
+    while not saw_busy and time.monotonic() < deadline and waiter.is_alive():
+        try:
+            assert responses._handle.get(timeout=0) is None
+        except conch.AlreadyExistsError:
+            saw_busy = True
+    waiter.join(timeout=30)
+    assert saw_busy
+    assert got and got[0].final
+
+
+def test_stop_with_requests_in_flight_from_several_threads(tmp_path, make_server) -> None:
+    from conftest import identity_config, write_model
+
+    write_model(tmp_path, "slow", identity_config("TYPE_INT32", delay_ms=20))
+    server = make_server()
+    model = server.model("slow")
+    started = threading.Barrier(5)
+    outcomes: list = []
+
+    def work(i: int) -> None:
+        started.wait()
+        while True:
+            try:
+                list(model.infer(inputs={"INPUT0": numpy.array([i], dtype=numpy.int32)}))
+            except (conch.UnavailableError, conch.InvalidArgumentError, conch.CancelledError) as e:
+                outcomes.append(type(e))
+                return
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    started.wait()
+    server.stop()
+    for t in threads:
+        t.join(timeout=60)
+        assert not t.is_alive()
+    assert len(outcomes) == 4
