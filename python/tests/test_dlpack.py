@@ -141,3 +141,21 @@ def test_dlpack_copy_makes_an_independent_array() -> None:
     copied = numpy.from_dlpack(tensor, copy=True)
     assert copied.ctypes.data != tensor.data_ptr
     assert copied.tolist() == [0, 1, 2]
+
+
+def test_gpu_tensors_keep_their_device_through_dlpack() -> None:
+    # Nothing dereferences the address: the capsule only describes it.
+    owner = object()
+    tensor = conch.Tensor(
+        conch.DataType.FP32, [2], conch.MemoryBuffer(0x7F0000001000, conch.MemoryType.GPU, 1, 8, owner)
+    )
+    assert tensor.__dlpack_device__() == (conch.DLDeviceType.kDLCUDA, 1)
+    assert tensor.to_device("gpu:1") is tensor
+    with pytest.raises(conch.UnsupportedError):
+        tensor.to_host()
+    data_type, shape, buffer = conch._conch.from_dlpack(tensor.__dlpack__())
+    assert (data_type, shape) == (conch.DataType.FP32, [2])
+    assert (buffer.data_ptr, buffer.size) == (0x7F0000001000, 8)
+    assert (buffer.memory_type, buffer.memory_type_id) == (conch.MemoryType.GPU, 1)
+    with pytest.raises(BufferError):  # the buffer protocol reports only BufferError
+        memoryview(buffer)

@@ -39,8 +39,13 @@ caf::result<status> frontend_supervisor::stop() {
     quit();
     return stop_rp_;
   }
-  caf::actor me = caf::actor_cast<caf::actor>(this);
-  transport_->begin_stop([me] { caf::anon_send(me, stopped_atom_v); });
+  // Only the address: the transport (and the jobs that observe it) must not
+  // keep this actor alive.
+  caf::actor_addr me = address();
+  transport_->begin_stop([me] {
+    if (auto self = caf::actor_cast<caf::actor>(me))
+      caf::anon_send(self, stopped_atom_v);
+  });
   return stop_rp_;
 }
 

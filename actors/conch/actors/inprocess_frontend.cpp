@@ -50,8 +50,11 @@ void inprocess_frontend::release() noexcept {
 }
 
 void inprocess_frontend::fire() noexcept {
-  if (!fired_.exchange(true, std::memory_order_acq_rel) && drained_)
-    drained_();
+  if (fired_.exchange(true, std::memory_order_acq_rel) || !drained_)
+    return;
+  auto drained = std::move(drained_);
+  drained_ = nullptr;
+  drained();
 }
 
 } // namespace conch::actors

@@ -52,5 +52,35 @@ TEST(server, serves_the_example_repository_and_stops) {
   EXPECT_EQ(srv.stop().code(), errc::invalid_argument);
 }
 
+TEST(server, a_request_handle_kept_past_stop_does_not_hold_the_actor_system) {
+  server_options options;
+  options.model_repository = {example_repository()};
+  request_handle kept;
+  {
+    auto host = server_host::start(options);
+    ASSERT_TRUE(host) << host.error().to_string();
+    auto& srv = (*host)->server();
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+    inference_request r;
+    r.model_name = "identity_fp32";
+    std::vector<float> v(16, 1.0f);
+    r.inputs.push_back({"INPUT0", data_type::fp32, {1, 16}, buffer::copy_of(v.data(), 64)});
+    kept = srv.infer(std::move(r), [&](inference_response&&) {
+      std::lock_guard<std::mutex> g{mu};
+      done = true;
+      cv.notify_all();
+    });
+    std::unique_lock<std::mutex> lock{mu};
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return done; }));
+    lock.unlock();
+    EXPECT_TRUE(srv.stop());
+    // Leaving the scope destroys the actor system while `kept` still holds the
+    // job (and through it the in-process frontend): it must not wait for ever.
+  }
+  EXPECT_TRUE(kept.completed());
+}
+
 } // namespace
 } // namespace conch::actors
