@@ -69,7 +69,26 @@ class InferenceResponse:
         return response
 
 
-class ResponseIterator:
+class _ResponseStream:
+    """What both iterators share: ending on the final response, raising a
+    failed one when asked to, and cancelling the request."""
+
+    _done: bool
+    _raise_on_error: bool
+
+    def _yield(self, response: InferenceResponse) -> InferenceResponse:
+        if response.final:
+            self._done = True
+        if response.error is not None and self._raise_on_error:
+            raise response.error
+        return response
+
+    def cancel(self) -> None:
+        """Cancels the request; its final response carries a CancelledError."""
+        self._handle.cancel()
+
+
+class ResponseIterator(_ResponseStream):
     """The responses of one request, for a ``for`` loop. Each ``next`` waits
     with the GIL released; with raise_on_error a failed response is raised."""
 
@@ -103,19 +122,9 @@ class ResponseIterator:
             response = InferenceResponse._from_native(self._request, _got(self._handle.get()))
         return self._yield(response)
 
-    def _yield(self, response: InferenceResponse) -> InferenceResponse:
-        if response.final:
-            self._done = True
-        if response.error is not None and self._raise_on_error:
-            raise response.error
-        return response
-
-    def cancel(self) -> None:
-        """Cancels the request; its final response carries a CancelledError."""
-        self._handle.cancel()
 
 
-class AsyncResponseIterator:
+class AsyncResponseIterator(_ResponseStream):
     """The responses of one request, for an ``async for`` loop. Inside a
     running event loop responses are handed to the loop as they arrive;
     otherwise each step waits in the loop's default executor."""
@@ -176,16 +185,6 @@ class AsyncResponseIterator:
                 self._waiter = None
         return self._yield(self._pending.popleft())
 
-    def _yield(self, response: InferenceResponse) -> InferenceResponse:
-        if response.final:
-            self._done = True
-        if response.error is not None and self._raise_on_error:
-            raise response.error
-        return response
-
-    def cancel(self) -> None:
-        """Cancels the request; its final response carries a CancelledError."""
-        self._handle.cancel()
 
 
 def _got(native: Optional["_conch.Response"]) -> "_conch.Response":
