@@ -10,8 +10,9 @@
 //                               threads; infer/s.
 //
 // Flags besides Google Benchmark's:
-//   --caf_profile=conch|no_moderate_sleep|sharing   scheduler settings
-//   --scheduler_threads=N                           CAF worker threads (2)
+//   --caf_profile=conch|caf_default|sharing         scheduler settings
+//   --scheduler_threads=N                           CAF worker threads
+//                                                   (default: half the cores)
 // It prints the machine first and the figures next to the targets
 // last, and never fails on a number.
 
@@ -44,7 +45,7 @@ constexpr int throughput_in_flight = 64;
 
 struct bench_options {
   std::string caf_profile = "conch";
-  size_t scheduler_threads = 2;
+  size_t scheduler_threads = conch::actors::host_options::default_scheduler_threads();
 };
 
 // Removes our flags from argv so Google Benchmark does not reject them.
@@ -69,11 +70,12 @@ void configure(caf::actor_system_config& cfg, const bench_options& o) {
   conch::actors::host_options host;
   host.scheduler_threads = o.scheduler_threads;
   conch::actors::configure_actor_system(cfg, host);
-  if (o.caf_profile == "no_moderate_sleep") {
-    // Skips the phase in which an idle worker sleeps 50 µs between polls and
-    // is not woken by new work: it spins, then waits on a condition variable
-    // that an enqueue signals.
-    cfg.set("work-stealing.moderate-poll-attempts", size_t{0});
+  if (o.caf_profile == "caf_default") {
+    // CAF's own idle strategy, for comparison: 100 polls, then 500 polls
+    // 50 µs apart (an enqueue does not wake these), then a sleep that an
+    // enqueue wakes.
+    cfg.set("work-stealing.aggressive-poll-attempts", size_t{100});
+    cfg.set("work-stealing.moderate-poll-attempts", size_t{500});
   } else if (o.caf_profile == "sharing") {
     // One shared queue; every enqueue signals a condition variable.
     cfg.set("scheduler.policy", caf::atom("sharing"));

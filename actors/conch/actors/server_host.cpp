@@ -1,12 +1,21 @@
 #include "conch/actors/server_host.hpp"
 
+#include <algorithm>
+#include <thread>
+
 #include "conch/actors/server_core.hpp"
 
 namespace conch::actors {
 
+size_t host_options::default_scheduler_threads() noexcept {
+  return std::max<size_t>(1, std::thread::hardware_concurrency() / 2);
+}
+
 void configure_actor_system(caf::actor_system_config& cfg, const host_options& host) {
   cfg.set("scheduler.max-threads", host.scheduler_threads);
   cfg.set("scheduler.max-throughput", host.max_throughput);
+  cfg.set("work-stealing.aggressive-poll-attempts", host.poll_attempts);
+  cfg.set("work-stealing.moderate-poll-attempts", size_t{0});
   cfg.set("logger.console", caf::atom("none"));
 }
 

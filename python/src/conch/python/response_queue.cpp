@@ -1,5 +1,8 @@
 #include "conch/python/response_queue.hpp"
 
+#include <algorithm>
+#include <thread>
+
 #include <pybind11/pybind11.h>
 
 namespace conch::python {
@@ -35,6 +38,7 @@ void response_queue::push(runtime::inference_response&& r) noexcept {
     if (final_)
       done.swap(handle_);
     items_.push_back(std::move(r));
+    has_items_.store(true, std::memory_order_release);
   }
   cv_.notify_one();
 }
@@ -55,8 +59,33 @@ void response_queue::cancel() {
     h->cancel();
 }
 
+namespace {
+
+bool spinning_pays() {
+  static const bool out = std::thread::hardware_concurrency() > 1;
+  return out;
+}
+
+void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+} // namespace
+
 response_queue::wait_result response_queue::pop(std::chrono::nanoseconds timeout,
                                                 std::optional<runtime::inference_response>& out) {
+  if (spinning_pays() && !has_items_.load(std::memory_order_acquire)) {
+    using clock = std::chrono::steady_clock;
+    auto until = clock::now() + std::min<std::chrono::nanoseconds>(spin_budget, timeout);
+    // The clock is read once per 64 pauses, which cost far more than a load.
+    while (!has_items_.load(std::memory_order_acquire) && clock::now() < until)
+      for (int i = 0; i < 64 && !has_items_.load(std::memory_order_relaxed); ++i)
+        cpu_relax();
+  }
   std::unique_lock<std::mutex> lock{mu_};
   if (waiting_)
     return wait_result::busy;
@@ -67,6 +96,7 @@ response_queue::wait_result response_queue::pop(std::chrono::nanoseconds timeout
     return wait_result::timeout;
   out.emplace(std::move(items_.front()));
   items_.pop_front();
+  has_items_.store(!items_.empty(), std::memory_order_relaxed);
   return wait_result::ok;
 }
 
@@ -76,6 +106,7 @@ std::optional<runtime::inference_response> response_queue::try_pop() {
     return std::nullopt;
   auto r = std::move(items_.front());
   items_.pop_front();
+  has_items_.store(!items_.empty(), std::memory_order_relaxed);
   return r;
 }
 
