@@ -57,6 +57,10 @@ caf::behavior model_scheduler::make_behavior() {
     [this](deliver_atom, held_response& h) { hold(std::move(h)); },
     [this](stop_atom) -> caf::result<status> { return begin_drain(); },
     [this](abort_atom) { abort_all(); },
+    [this](drain_atom) {
+      drain_poll_armed_ = false;
+      maybe_finish_drain();
+    },
   };
 }
 
@@ -254,7 +258,14 @@ void model_scheduler::on_done(size_t index, const caf::strong_actor_ptr& sender)
   auto& slot = slots_[index];
   if (!slot.handle || !sender || slot.handle.address() != sender->address())
     return;
+  if (decoupled_)
+    for (auto& job : *slot.running)
+      if (!job->completed())
+        outstanding_.push_back(job);
   slot.running.reset();
+  // Completed jobs are pruned now and then, so the list stays short.
+  if (outstanding_.size() >= 64)
+    outstanding_left();
   idle_.push_back(index);
   dispatch();
   maybe_finish_drain();
@@ -314,6 +325,11 @@ void model_scheduler::abort_all() {
     if (slot.running)
       for (auto& job : *slot.running)
         job->cancel();
+  for (auto& weak : outstanding_)
+    if (auto job = weak.lock())
+      job->cancel();
+  outstanding_.clear();
+  aborted_ = true;
   draining_ = true;
   maybe_finish_drain();
 }
@@ -324,6 +340,15 @@ void model_scheduler::maybe_finish_drain() {
   for (auto& slot : slots_)
     if (slot.running || (slot.handle && !slot.ready))
       return;
+  if (!aborted_ && outstanding_left()) {
+    // Nothing tells this actor when a decoupled model sends a final
+    // response, so a drain looks again shortly.
+    if (!drain_poll_armed_) {
+      drain_poll_armed_ = true;
+      delayed_send(caf::actor_cast<caf::actor>(this), std::chrono::milliseconds{5}, drain_atom_v);
+    }
+    return;
+  }
   if (live_instances_ == 0) {
     for (auto& rp : drain_rps_)
       if (rp.pending())
@@ -337,6 +362,16 @@ void model_scheduler::maybe_finish_drain() {
       send_exit(slot.handle, caf::exit_reason::user_shutdown);
       slot.ready = false;
     }
+}
+
+bool model_scheduler::outstanding_left() {
+  auto finished = [](const std::weak_ptr<runtime::inference_job>& weak) {
+    auto job = weak.lock();
+    return !job || job->completed();
+  };
+  outstanding_.erase(std::remove_if(outstanding_.begin(), outstanding_.end(), finished),
+                     outstanding_.end());
+  return !outstanding_.empty();
 }
 
 void model_scheduler::on_instance_down(const caf::down_msg& msg) {

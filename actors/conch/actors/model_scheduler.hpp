@@ -71,6 +71,8 @@ class model_scheduler : public caf::event_based_actor {
   void abort_all();
   void maybe_finish_drain();
   void on_instance_down(const caf::down_msg& msg);
+  /// Forgets the outstanding jobs that completed; true when some are left.
+  bool outstanding_left();
   void fail_queued(const runtime::status& st, runtime::failure_kind kind,
                    bool bypass_router = false);
 
@@ -83,6 +85,9 @@ class model_scheduler : public caf::event_based_actor {
   std::shared_ptr<runtime::response_router> router_;
   std::shared_ptr<runtime::cancel_listener> listener_;
   std::map<uint64_t, held_response> held_;
+  /// Jobs of a decoupled model whose batch returned before their final
+  /// response: a drain waits for them, an abort cancels them.
+  std::vector<std::weak_ptr<runtime::inference_job>> outstanding_;
   caf::response_promise load_rp_;
   std::vector<caf::response_promise> drain_rps_;
   uint64_t next_sequence_ = 0;
@@ -92,6 +97,8 @@ class model_scheduler : public caf::event_based_actor {
   size_t pending_inits_ = 0;
   size_t live_instances_ = 0;
   bool loading_ = false;
+  bool aborted_ = false;
+  bool drain_poll_armed_ = false;
   bool ready_ = false;
   bool draining_ = false;
   bool decoupled_ = false;

@@ -16,9 +16,12 @@ using namespace std::chrono_literals;
 namespace conch::actors {
 namespace {
 
-// Records the request ids of every batch and answers each job at once.
+// Records the request ids of every batch and answers each job at once, or,
+// with `hold`, keeps the jobs unanswered as a decoupled model may.
 struct recording_log {
   std::vector<std::vector<std::string>> batches;
+  bool hold = false;
+  std::vector<job_ptr> held;
 };
 
 class recording_instance : public backends::backend_instance {
@@ -28,6 +31,10 @@ class recording_instance : public backends::backend_instance {
     std::vector<std::string> ids;
     for (auto& job : jobs) {
       ids.push_back(job->request().id);
+      if (log_->hold) {
+        log_->held.push_back(job);
+        continue;
+      }
       inference_response r;
       r.final = true;
       job->respond(std::move(r));
@@ -250,6 +257,45 @@ TEST_F(scheduler_test, stop_finishes_queued_work_then_refuses_new_requests) {
   EXPECT_TRUE(drained) << drained.to_string();
   EXPECT_EQ(out.code_of("a"), errc::ok);
   EXPECT_EQ(out.code_of("b"), errc::ok);
+  scheduler = nullptr;
+}
+
+TEST_F(scheduler_test, stop_waits_for_decoupled_jobs_answered_after_their_batch) {
+  config.set_max_batch_size(0);
+  config.mutable_model_transaction_policy()->set_decoupled(true);
+  log->hold = true;
+  start();
+  submit("a");
+  run();
+  ASSERT_EQ(log->held.size(), 1u);
+  status drained = internal_error("no answer");
+  sys.spawn([&](caf::event_based_actor* s) {
+    s->request(scheduler, caf::infinite, stop_atom_v).then([&](status& st) { drained = st; });
+  });
+  run();
+  advance(20ms);
+  EXPECT_FALSE(drained) << "stop answered while a decoupled job was unanswered";
+  inference_response r;
+  r.final = true;
+  log->held[0]->respond(std::move(r));
+  advance(20ms);
+  EXPECT_TRUE(drained) << drained.to_string();
+  scheduler = nullptr;
+}
+
+TEST_F(scheduler_test, abort_cancels_decoupled_jobs_answered_after_their_batch) {
+  config.set_max_batch_size(0);
+  config.mutable_model_transaction_policy()->set_decoupled(true);
+  log->hold = true;
+  start();
+  submit("a");
+  run();
+  ASSERT_EQ(log->held.size(), 1u);
+  EXPECT_FALSE(log->held[0]->is_cancelled());
+  caf::anon_send(scheduler, abort_atom_v);
+  run();
+  EXPECT_TRUE(log->held[0]->is_cancelled());
+  log->held[0]->fail(cancelled("request cancelled"), failure_kind::cancelled);
   scheduler = nullptr;
 }
 
