@@ -74,17 +74,52 @@ void cpu_relax() noexcept {
 #endif
 }
 
+/// Whether this thread's recent spins paid off. A spin that ends in a sleep
+/// anyway (a slow model, a busy machine, a Python model that needs the CPU
+/// this thread spins on) costs credit; one that catches the response earns
+/// it. Without credit the thread sleeps at once, and tries a spin again
+/// every 32nd wait.
+struct spin_record {
+  static constexpr int max_credit = 8;
+  int credit = max_credit;
+  unsigned skipped = 0;
+
+  bool should_spin() noexcept {
+    if (credit > 0)
+      return true;
+    return (++skipped % 32) == 0;
+  }
+  void caught() noexcept { credit = std::min(credit + 1, max_credit); }
+  void missed() noexcept { credit = std::max(credit - 2, 0); }
+};
+
+thread_local spin_record spins;
+
+/// Spins until `ready` or `budget` passed; true when ready.
+template <class Ready>
+bool spin_until(Ready ready, std::chrono::nanoseconds budget) noexcept {
+  using clock = std::chrono::steady_clock;
+  auto until = clock::now() + budget;
+  // The clock is read once per 64 pauses, which cost far more than a load.
+  while (!ready()) {
+    if (clock::now() >= until)
+      return false;
+    for (int i = 0; i < 64 && !ready(); ++i)
+      cpu_relax();
+  }
+  return true;
+}
+
 } // namespace
 
 response_queue::wait_result response_queue::pop(std::chrono::nanoseconds timeout,
                                                 std::optional<runtime::inference_response>& out) {
-  if (spinning_pays() && !has_items_.load(std::memory_order_acquire)) {
-    using clock = std::chrono::steady_clock;
-    auto until = clock::now() + std::min<std::chrono::nanoseconds>(spin_budget, timeout);
-    // The clock is read once per 64 pauses, which cost far more than a load.
-    while (!has_items_.load(std::memory_order_acquire) && clock::now() < until)
-      for (int i = 0; i < 64 && !has_items_.load(std::memory_order_relaxed); ++i)
-        cpu_relax();
+  auto arrived = [this] { return has_items_.load(std::memory_order_acquire); };
+  if (spinning_pays() && !arrived() && spins.should_spin()) {
+    if (spin_until(arrived, std::min<std::chrono::nanoseconds>(spin_budget, timeout)))
+      spins.caught();
+    else
+      spins.missed();
   }
   std::unique_lock<std::mutex> lock{mu_};
   if (waiting_)

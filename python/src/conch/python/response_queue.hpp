@@ -34,8 +34,9 @@ class response_queue {
   /// Waits up to `timeout` for a response and moves it into `out`. Returns
   /// busy when another thread is waiting already. Must be called without the
   /// GIL. On a machine with more than one hardware thread it first spins for
-  /// up to `spin_budget`: a response that comes within it costs no sleep and
-  /// no wake-up, which is most of an in-process round trip otherwise.
+  /// up to `spin_budget`, as long as this thread's recent spins paid off: a
+  /// response that comes within it costs no sleep and no wake-up, which is
+  /// most of an in-process round trip otherwise.
   wait_result pop(std::chrono::nanoseconds timeout, std::optional<runtime::inference_response>& out);
 
   static constexpr std::chrono::microseconds spin_budget{50};
