@@ -11,6 +11,7 @@
 #include "conch/python/gil.hpp"
 #include "conch/python/request.hpp"
 #include "conch/python/status.hpp"
+#include "conch/python/tensor_tuples.hpp"
 
 namespace conch::python {
 
@@ -18,25 +19,6 @@ namespace py = pybind11;
 using runtime::inference_response;
 
 namespace {
-
-py::dict parameters_of(const runtime::parameter_list& params) {
-  py::dict out;
-  for (const auto& p : params)
-    std::visit([&](const auto& v) { out[py::str(p.name)] = py::cast(v); }, p.value);
-  return out;
-}
-
-py::list outputs_of(const inference_response& r) {
-  py::list out(r.outputs.size());
-  for (size_t i = 0; i < r.outputs.size(); ++i) {
-    const auto& t = r.outputs[i];
-    out[i] = py::make_tuple(t.name, static_cast<int>(t.type), py::cast(t.shape),
-                            reinterpret_cast<uintptr_t>(t.data.data()),
-                            static_cast<int>(t.data.type()), t.data.device_id(), t.data.size(),
-                            t.data);
-  }
-  return out;
-}
 
 py::object error_of(const inference_response& r) {
   if (r.error.is_ok())
@@ -85,9 +67,9 @@ void bind_request(py::module_& m) {
     .def_property_readonly("error", &error_of,
                            "The conch error of a failed request, or None.")
     .def_property_readonly("parameters", [](const inference_response& r) {
-      return parameters_of(r.parameters);
+      return parameters_to_dict(r.parameters);
     })
-    .def_property_readonly("outputs", &outputs_of,
+    .def_property_readonly("outputs", [](const inference_response& r) { return tensor_tuples(r.outputs); },
                            "A list of (name, data_type, shape, data_ptr, memory_type, "
                            "memory_type_id, size, Buffer) tuples.");
 

@@ -2,6 +2,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include "conch/python/backends/backend_request.hpp"
+#include "conch/python/backends/interpreter_backend.hpp"
 #include "conch/python/bindings.hpp"
 #include "conch/python/gil.hpp"
 #include "conch/python/status.hpp"
@@ -16,6 +18,8 @@ PYBIND11_MODULE(_conch, m) {
   conch::python::bind_tensor(m);
   conch::python::bind_request(m);
   conch::python::bind_server(m);
+  conch::python::backends::bind_backend_request(m);
+  conch::python::backends::register_interpreter_backends();
   m.def(
     "exception_for",
     [](int code, const std::string& message) {

@@ -1,9 +1,11 @@
 #include "conch/python/request.hpp"
 
+#include <variant>
+
 #include <pybind11/stl.h>
 
-#include "conch/python/buffers.hpp"
 #include "conch/python/status.hpp"
+#include "conch/python/tensor_tuples.hpp"
 #include "conch/runtime/response_allocator.hpp"
 
 namespace conch::python {
@@ -14,34 +16,6 @@ using runtime::errc;
 namespace {
 
 [[noreturn]] void invalid(const std::string& message) { raise(errc::invalid_argument, message); }
-
-runtime::data_type input_type(py::handle code, const std::string& name) {
-  int value = code.cast<int>();
-  if (value <= 0 || value > static_cast<int>(runtime::data_type::bf16))
-    invalid("input '" + name + "' has an invalid data type " + std::to_string(value));
-  return static_cast<runtime::data_type>(value);
-}
-
-runtime::tensor make_input(py::handle item) {
-  auto t = py::reinterpret_borrow<py::tuple>(item);
-  if (t.size() != 4 && t.size() != 8)
-    invalid("an input must be a tuple of 4 or 8 items");
-  runtime::tensor out;
-  out.name = t[0].cast<std::string>();
-  out.type = input_type(t[1], out.name);
-  out.shape = t[2].cast<runtime::shape_type>();
-  if (t.size() == 4) {
-    out.data = buffer_from_object(t[3]);
-    return out;
-  }
-  int memory = t[5].cast<int>();
-  if (memory < 0 || memory > static_cast<int>(runtime::memory_type::gpu))
-    invalid("input '" + out.name + "' has an invalid memory type " + std::to_string(memory));
-  out.data = buffer_from_address(t[3].cast<uintptr_t>(), t[4].cast<size_t>(),
-                                 static_cast<runtime::memory_type>(memory), t[6].cast<int64_t>(),
-                                 t[7]);
-  return out;
-}
 
 [[noreturn]] void unsupported_parameter(py::handle value) {
   invalid("Unsupported Value. Can't convert " + py::str(py::type::handle_of(value)).cast<std::string>() +
@@ -87,6 +61,24 @@ void set_correlation_id(runtime::inference_request& r, py::handle id) {
 
 } // namespace
 
+runtime::parameter_list parameters_from_dict(const py::dict& parameters) {
+  runtime::parameter_list out;
+  out.reserve(parameters.size());
+  for (auto [key, value] : parameters) {
+    if (!PyUnicode_Check(key.ptr()))
+      invalid("Request Parameter names must be str");
+    out.push_back({key.cast<std::string>(), parameter_value(value)});
+  }
+  return out;
+}
+
+py::dict parameters_to_dict(const runtime::parameter_list& parameters) {
+  py::dict out;
+  for (const auto& p : parameters)
+    std::visit([&](const auto& v) { out[py::str(p.name)] = py::cast(v); }, p.value);
+  return out;
+}
+
 runtime::inference_request build_request(const request_fields& f) {
   runtime::inference_request r;
   r.model_name = f.model_name;
@@ -99,12 +91,8 @@ runtime::inference_request build_request(const request_fields& f) {
   r.timeout_us = f.timeout_us;
   r.inputs.reserve(f.inputs.size());
   for (py::handle item : f.inputs)
-    r.inputs.push_back(make_input(item));
-  for (auto [key, value] : f.parameters) {
-    if (!PyUnicode_Check(key.ptr()))
-      invalid("Request Parameter names must be str");
-    r.parameters.push_back({key.cast<std::string>(), parameter_value(value)});
-  }
+    r.inputs.push_back(tensor_from_tuple(item));
+  r.parameters = parameters_from_dict(f.parameters);
   // Outputs always get memory of their own: a backend that could pass an
   // input through (identity) must not hand Python a view of the caller's
   // input array, which the caller may overwrite for the next request.

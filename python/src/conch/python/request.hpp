@@ -40,6 +40,14 @@ struct request_fields {
   uint64_t timeout_us = 0;
 };
 
+/// Request or response parameters from a dict of str to str, int, bool or
+/// float (exact types; anything else raises InvalidArgumentError at call
+/// time). Requires the GIL.
+runtime::parameter_list parameters_from_dict(const pybind11::dict& parameters);
+
+/// Parameters as a dict. Requires the GIL.
+pybind11::dict parameters_to_dict(const runtime::parameter_list& parameters);
+
 /// Converts `fields` into an inference request whose inputs alias the Python
 /// objects' bytes. Raises InvalidArgumentError (at call time) for an input or
 /// parameter Conch cannot take. Requires the GIL.

@@ -58,8 +58,13 @@ result<backend_entry> registry::resolve(const inference::ModelConfig& config) co
     name = std::move(*mapped);
   }
   auto entry = find(name);
-  if (!entry)
+  if (!entry) {
+    if (name == "python" || name == "onnxruntime")
+      return invalid_argument("unable to find backend '" + name
+                              + "': it runs in a Python interpreter, and is registered when the "
+                                "conch package is imported");
     return invalid_argument("unable to find backend '" + name + "'");
+  }
   return std::move(*entry);
 }
 

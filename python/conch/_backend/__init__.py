@@ -1,0 +1,98 @@
+"""The Python half of the backends that run in this interpreter.
+
+The extension registers the ``python`` and ``onnxruntime`` backends with the
+core and calls the functions below, with the GIL held: ``load_model`` and
+``complete_config`` when a model loads, ``create_instance`` on each
+instance's thread, ``execute`` for each batch there, and ``finalize`` when an
+instance goes. Every exception leaving them is a ``BackendError`` whose text
+is what a user should read: the model's UNAVAILABLE reason, or the error of
+the requests of a batch.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import traceback
+from types import ModuleType
+from typing import Any
+
+__all__ = ["BackendError", "load_model", "complete_config", "create_instance", "execute", "finalize"]
+
+_MODULES = {"python": "python_model", "onnxruntime": "onnxruntime_model"}
+
+
+class BackendError(Exception):
+    """An error whose message is complete as it stands."""
+
+
+def describe(error: BaseException) -> str:
+    """"Type: message (file, line N, in function)" for an exception raised by
+    model code, naming the innermost frame of the traceback."""
+    text = f"{type(error).__name__}: {error}"
+    frames = traceback.extract_tb(error.__traceback__)
+    if frames:
+        last = frames[-1]
+        text += f" ({last.filename}, line {last.lineno}, in {last.name})"
+    return text
+
+
+def _backend(name: str) -> ModuleType:
+    if name not in _MODULES:
+        raise BackendError(f"no Python backend is called '{name}'")
+    return importlib.import_module(f"{__name__}.{_MODULES[name]}")
+
+
+def _guard(what: str, fn: Any, *args: Any) -> Any:
+    from .._errors import TritonError
+
+    try:
+        return fn(*args)
+    except BackendError:
+        raise
+    except TritonError as e:  # raised on purpose by a backend: its message says it all
+        raise BackendError(f"{what}: {e}") from e
+    except Exception as e:
+        raise BackendError(f"{what}: {describe(e)}") from e
+
+
+def load_model(backend: str, context: dict) -> Any:
+    """The runner of one model version."""
+    return _guard(
+        f"{backend} backend failed to load model '{context['name']}'",
+        _backend(backend).load_model,
+        context,
+    )
+
+
+def complete_config(backend: str, config: dict, model_path: str) -> dict:
+    """`config` completed by the backend (strict_model_config off)."""
+    return _guard(
+        f"{backend} backend failed to auto-complete the configuration",
+        _backend(backend).complete_config,
+        config,
+        model_path,
+    )
+
+
+def create_instance(runner: Any, instance: dict) -> Any:
+    """The runner of one instance, created on the thread that runs it."""
+    return _guard(
+        f"failed to create model instance '{instance['name']}'", runner.create_instance, instance
+    )
+
+
+def execute(instance: Any, requests: list) -> None:
+    """Runs one batch; the requests it leaves unanswered get the error."""
+    _guard("model execution failed", instance.execute, requests)
+
+
+def finalize(instance: Any) -> None:
+    """Lets an instance go; an error is logged, as nobody waits for it."""
+    fn = getattr(instance, "finalize", None)
+    if fn is None:
+        return
+    try:
+        _guard("finalize() failed", fn)
+    except BackendError as e:
+        logging.getLogger("conch").error("%s", e)

@@ -1,0 +1,173 @@
+"""Constants, type maps, errors and the logger of the python-backend API
+(``triton_python_backend_utils``)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Optional
+
+import numpy
+
+from .._enums import DataType
+
+__all__ = [
+    "TRITONSERVER_RESPONSE_COMPLETE_FINAL",
+    "TRITONSERVER_REQUEST_FLAG_SEQUENCE_START",
+    "TRITONSERVER_REQUEST_FLAG_SEQUENCE_END",
+    "TRITONSERVER_REQUEST_RELEASE_ALL",
+    "TRITONSERVER_REQUEST_RELEASE_RESCHEDULE",
+    "TRITON_STRING_TO_NUMPY",
+    "triton_string_to_numpy",
+    "numpy_to_triton_type",
+    "triton_to_numpy_type",
+    "TritonError",
+    "TritonModelException",
+    "Logger",
+    "LogLevel",
+]
+
+TRITONSERVER_RESPONSE_COMPLETE_FINAL = 1
+TRITONSERVER_REQUEST_FLAG_SEQUENCE_START = 1
+TRITONSERVER_REQUEST_FLAG_SEQUENCE_END = 2
+TRITONSERVER_REQUEST_RELEASE_ALL = 1
+TRITONSERVER_REQUEST_RELEASE_RESCHEDULE = 2
+
+#: Configuration data type names to numpy types.
+TRITON_STRING_TO_NUMPY = {
+    "TYPE_BOOL": bool,
+    "TYPE_UINT8": numpy.uint8,
+    "TYPE_UINT16": numpy.uint16,
+    "TYPE_UINT32": numpy.uint32,
+    "TYPE_UINT64": numpy.uint64,
+    "TYPE_INT8": numpy.int8,
+    "TYPE_INT16": numpy.int16,
+    "TYPE_INT32": numpy.int32,
+    "TYPE_INT64": numpy.int64,
+    "TYPE_FP16": numpy.float16,
+    "TYPE_FP32": numpy.float32,
+    "TYPE_FP64": numpy.float64,
+    "TYPE_STRING": numpy.object_,
+}
+
+_NUMPY_OF = {
+    DataType.BOOL: numpy.dtype(numpy.bool_),
+    DataType.UINT8: numpy.dtype(numpy.uint8),
+    DataType.UINT16: numpy.dtype(numpy.uint16),
+    DataType.UINT32: numpy.dtype(numpy.uint32),
+    DataType.UINT64: numpy.dtype(numpy.uint64),
+    DataType.INT8: numpy.dtype(numpy.int8),
+    DataType.INT16: numpy.dtype(numpy.int16),
+    DataType.INT32: numpy.dtype(numpy.int32),
+    DataType.INT64: numpy.dtype(numpy.int64),
+    DataType.FP16: numpy.dtype(numpy.float16),
+    DataType.FP32: numpy.dtype(numpy.float32),
+    DataType.FP64: numpy.dtype(numpy.float64),
+    DataType.BYTES: numpy.dtype(numpy.object_),
+}
+
+#: numpy dtypes of the numeric data types, by DataType value (None: no dtype).
+NUMPY_BY_CODE: list[Optional[numpy.dtype]] = [_NUMPY_OF.get(t) for t in DataType]
+
+
+def triton_string_to_numpy(triton_type_string: str) -> Any:
+    """The numpy type of a configuration data type name ("TYPE_FP32")."""
+    return TRITON_STRING_TO_NUMPY[triton_type_string]
+
+
+def triton_to_numpy_type(data_type: int) -> Any:
+    """The numpy type of a data type code (11 is FP32); None for BF16."""
+    dtype = NUMPY_BY_CODE[int(data_type)]
+    return None if dtype is None else dtype.type
+
+
+def numpy_to_triton_type(data_type: Any) -> Optional[int]:
+    """The data type code of a numpy type; None when there is none."""
+    dtype = numpy.dtype(data_type)
+    if dtype.kind in "OSU":
+        return int(DataType.BYTES)
+    for code, candidate in _NUMPY_OF.items():
+        if candidate == dtype:
+            return int(code)
+    return None
+
+
+class TritonError(Exception):
+    """An error a model reports in an InferenceResponse (or raises)."""
+
+    UNKNOWN = 0
+    INTERNAL = 1
+    NOT_FOUND = 2
+    INVALID_ARG = 3
+    UNAVAILABLE = 4
+    UNSUPPORTED = 5
+    ALREADY_EXISTS = 6
+    CANCELLED = 7
+
+    _CODE_NAMES = {
+        UNKNOWN: "unknown",
+        INTERNAL: "internal",
+        NOT_FOUND: "not_found",
+        INVALID_ARG: "invalid_argument",
+        UNAVAILABLE: "unavailable",
+        UNSUPPORTED: "unsupported",
+        ALREADY_EXISTS: "already_exists",
+        CANCELLED: "cancelled",
+    }
+
+    def __init__(self, message: str, code: int = INTERNAL) -> None:
+        super().__init__(message)
+        self._message = str(message)
+        self._code = code if code in self._CODE_NAMES else TritonError.INTERNAL
+
+    def message(self) -> str:
+        return self._message
+
+    def code(self) -> int:
+        return self._code
+
+    def _code_name(self) -> str:
+        return self._CODE_NAMES[self._code]
+
+
+class TritonModelException(Exception):
+    """Raised by the API when a model uses it wrongly."""
+
+
+class LogLevel:
+    INFO = 0
+    WARNING = 1
+    ERROR = 2
+    VERBOSE = 3
+
+
+_model_logger = logging.getLogger("conch.model")
+_LEVELS = {
+    LogLevel.INFO: logging.INFO,
+    LogLevel.WARNING: logging.WARNING,
+    LogLevel.ERROR: logging.ERROR,
+    LogLevel.VERBOSE: logging.DEBUG,
+}
+
+
+class Logger:
+    """Model code's log lines, into Conch's log (logger "conch.model")."""
+
+    @staticmethod
+    def log(message: str, level: int = LogLevel.INFO) -> None:
+        _model_logger.log(_LEVELS.get(level, logging.INFO), "%s", message)
+
+    @staticmethod
+    def log_info(message: str) -> None:
+        _model_logger.info("%s", message)
+
+    @staticmethod
+    def log_warn(message: str) -> None:
+        _model_logger.warning("%s", message)
+
+    @staticmethod
+    def log_error(message: str) -> None:
+        _model_logger.error("%s", message)
+
+    @staticmethod
+    def log_verbose(message: str) -> None:
+        _model_logger.debug("%s", message)

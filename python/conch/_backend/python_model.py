@@ -1,0 +1,187 @@
+"""The ``python`` backend: model.py files written for Triton's python
+backend, run in this interpreter on each instance's own thread.
+
+Each instance imports model.py afresh, so module-level state is per
+instance, as with Triton's one process per instance. The model's directory
+of its version is appended to sys.path, so model.py can import its sibling
+modules, and ``import triton_python_backend_utils`` gives Conch's API.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import os
+import sys
+import threading
+from types import ModuleType
+from typing import Any, Optional
+
+from . import BackendError, describe
+from .pb_config import ModelConfig
+from .pb_request import InferenceRequest
+from .pb_response import InferenceResponse
+
+__all__ = ["load_model", "complete_config", "PythonModel"]
+
+_module_numbers = itertools.count()
+_import_lock = threading.Lock()
+
+
+def _model_file_name(config: dict) -> str:
+    return config.get("default_model_filename") or "model.py"
+
+
+def _import(path: str) -> ModuleType:
+    """Runs `path` as a new module."""
+    from .. import python_backend_utils
+
+    with _import_lock:
+        sys.modules["triton_python_backend_utils"] = python_backend_utils
+        directory = os.path.dirname(path)
+        if directory not in sys.path:
+            sys.path.append(directory)
+        name = f"conch_python_model_{next(_module_numbers)}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise BackendError(f"cannot import '{path}'")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:
+        sys.modules.pop(name, None)
+        raise BackendError(f"failed to import '{path}': {describe(e)}") from e
+    return module
+
+
+def _model_class(module: ModuleType, path: str) -> type:
+    cls = getattr(module, "TritonPythonModel", None)
+    if not isinstance(cls, type):
+        raise BackendError(f"'{path}' defines no class TritonPythonModel")
+    return cls
+
+
+class PythonInstance:
+    """One instance: a TritonPythonModel object."""
+
+    def __init__(self, model: Any, name: str, decoupled: bool) -> None:
+        self._model = model
+        self._name = name
+        self._decoupled = decoupled
+
+    def execute(self, natives: list) -> None:
+        requests = [InferenceRequest._wrap(n) for n in natives]
+        try:
+            responses = self._model.execute(requests)
+        except Exception as e:
+            raise BackendError(f"model '{self._name}' raised in execute(): {describe(e)}") from e
+        if responses is None:
+            return  # answered through the response senders
+        if self._decoupled:
+            raise BackendError(
+                f"model '{self._name}' is decoupled: it answers through the response senders "
+                "and its execute() must return None"
+            )
+        if not isinstance(responses, (list, tuple)) or len(responses) != len(natives):
+            got = len(responses) if isinstance(responses, (list, tuple)) else type(responses).__name__
+            raise BackendError(
+                f"execute() of model '{self._name}' must return a list of {len(natives)} "
+                f"InferenceResponse objects, one per request; it returned {got}"
+            )
+        for native, response in zip(natives, responses):
+            if native.final_sent:
+                continue
+            if not isinstance(response, InferenceResponse):
+                native.fail(
+                    f"execute() of model '{self._name}' returned a {type(response).__name__} "
+                    "instead of an InferenceResponse"
+                )
+                continue
+            try:
+                response._send(native, True)
+            except Exception as e:  # a malformed output: the request fails, the batch goes on
+                if not native.final_sent:
+                    native.fail(f"model '{self._name}' sent an invalid response: {e}")
+
+    def finalize(self) -> None:
+        fn = getattr(self._model, "finalize", None)
+        if fn is not None:
+            try:
+                fn()
+            except Exception as e:
+                raise BackendError(f"finalize() of model '{self._name}' raised: {describe(e)}") from e
+
+
+class PythonModel:
+    """A loaded model version: creates TritonPythonModel instances."""
+
+    def __init__(self, context: dict) -> None:
+        self._context = context
+        config = context["config"]
+        self._path = os.path.join(context["version_path"], _model_file_name(config))
+        if not os.path.isfile(self._path):
+            raise BackendError(f"model file '{self._path}' does not exist")
+        self._decoupled = bool((config.get("model_transaction_policy") or {}).get("decoupled"))
+        # Imported now so that a broken model.py fails the load even before
+        # an instance starts; the first instance uses this module.
+        self._first: Optional[ModuleType] = _import(self._path)
+        _model_class(self._first, self._path)
+
+    def create_instance(self, instance: dict) -> PythonInstance:
+        module, self._first = self._first, None
+        if module is None:
+            module = _import(self._path)
+        model = _model_class(module, self._path)()
+        ctx = self._context
+        args = {
+            "model_config": ctx["config_json"],
+            "model_instance_kind": instance["kind"].replace("KIND_", ""),
+            "model_instance_name": instance["name"],
+            "model_instance_device_id": str(instance["device_id"]),
+            "model_repository": ctx["model_path"],
+            "model_version": str(ctx["version"]),
+            "model_name": ctx["name"],
+        }
+        initialize = getattr(model, "initialize", None)
+        if initialize is not None:
+            try:
+                initialize(args)
+            except Exception as e:
+                raise BackendError(
+                    f"initialize() of model '{ctx['name']}' raised: {describe(e)}"
+                ) from e
+        return PythonInstance(model, ctx["name"], self._decoupled)
+
+
+def load_model(context: dict) -> PythonModel:
+    return PythonModel(context)
+
+
+def _latest_model_file(config: dict, model_path: str) -> Optional[str]:
+    versions = [int(d) for d in os.listdir(model_path) if d.isdigit()] if os.path.isdir(model_path) else []
+    for version in sorted(versions, reverse=True):
+        path = os.path.join(model_path, str(version), _model_file_name(config))
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def complete_config(config: dict, model_path: str) -> dict:
+    """Runs the model's static auto_complete_config on `config`."""
+    path = _latest_model_file(config, model_path)
+    if path is None:
+        return config  # the load reports the missing file
+    cls = _model_class(_import(path), path)
+    fn = getattr(cls, "auto_complete_config", None)
+    if fn is None:
+        return config
+    try:
+        result = fn(ModelConfig(config))
+    except Exception as e:
+        raise BackendError(f"auto_complete_config() of '{path}' raised: {describe(e)}") from e
+    if not isinstance(result, ModelConfig):
+        raise BackendError(
+            f"auto_complete_config() of '{path}' must return the config object it was given"
+        )
+    return result.as_dict()

@@ -1,0 +1,76 @@
+#pragma once
+
+// _conch.BackendRequest: one request of a batch, as a backend written in
+// Python sees it (python/conch/_backend/). It reads the request and answers
+// it; the answers go back through the core as any backend's would.
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <pybind11/pybind11.h>
+
+#include "conch/runtime/inference_job.hpp"
+
+namespace conch::python::backends {
+
+/// What every request of one model version shares.
+struct model_facts {
+  std::string name;
+  int64_t version = 0;
+  bool decoupled = false;
+  /// The outputs of the configuration, in order.
+  std::vector<std::string> outputs;
+};
+
+/// Thread-safe: a decoupled model may answer from threads of its own.
+class backend_request {
+ public:
+  backend_request(runtime::job_ptr job, std::shared_ptr<const model_facts> facts) noexcept
+    : job_(std::move(job)), facts_(std::move(facts)) {}
+
+  // -- reading ---------------------------------------------------------------
+
+  const runtime::inference_request& request() const noexcept { return job_->request(); }
+  const model_facts& facts() const noexcept { return *facts_; }
+  bool is_cancelled() const noexcept { return job_->is_cancelled(); }
+
+  /// The outputs the client asked for, or every output when it named none.
+  std::vector<std::string> requested_output_names() const;
+
+  // -- answering -------------------------------------------------------------
+
+  /// Sends a response with `outputs` (tensor tuples, see tensor_tuples.hpp),
+  /// leaving out those the client did not ask for. Raises
+  /// InvalidArgumentError for a malformed output and UnsupportedError once
+  /// the final response went out. Requires the GIL; releases it while the
+  /// response is delivered.
+  void respond(pybind11::handle outputs, bool final, pybind11::handle parameters);
+
+  /// Sends a final error response. Raises UnsupportedError once the final
+  /// response went out. Requires the GIL; releases it while delivering.
+  void fail(const std::string& message, runtime::errc code);
+
+  /// Fails the request with `message` unless its final response went out;
+  /// used for whatever a backend left unanswered. Needs no GIL.
+  void fail_unless_answered(const std::string& message) noexcept;
+
+  bool final_sent() const;
+
+ private:
+  /// Delivers `r` unless the final response went out; false when it had.
+  bool deliver(runtime::inference_response&& r, runtime::failure_kind* failure);
+
+  runtime::job_ptr job_;
+  std::shared_ptr<const model_facts> facts_;
+  mutable std::mutex mu_;
+  bool final_sent_ = false;
+};
+
+using backend_request_ptr = std::shared_ptr<backend_request>;
+
+/// Binds _conch.BackendRequest.
+void bind_backend_request(pybind11::module_& m);
+
+} // namespace conch::python::backends

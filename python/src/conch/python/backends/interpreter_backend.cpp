@@ -1,0 +1,219 @@
+#include "conch/python/backends/interpreter_backend.hpp"
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include <pybind11/pybind11.h>
+
+#include "conch/python/backends/backend_request.hpp"
+#include "conch/python/gil.hpp"
+#include "conch/runtime/model_config/json.hpp"
+
+namespace conch::python::backends {
+
+namespace py = pybind11;
+namespace rb = runtime::backends;
+using runtime::status;
+
+namespace {
+
+constexpr const char* interpreter_gone = "the Python interpreter is shutting down";
+
+/// conch._backend, where the Python half of these backends lives.
+py::module_ python_half() { return py::module_::import("conch._backend"); }
+
+/// The message of the Python exception being handled. conch._backend raises
+/// errors whose text is meant for the model's reason or the response.
+std::string message_of(py::error_already_set& e) {
+  try {
+    return py::str(e.value()).cast<std::string>();
+  } catch (...) {
+    return e.what();
+  }
+}
+
+std::string kind_name(inference::ModelInstanceGroup::Kind kind) {
+  return inference::ModelInstanceGroup::Kind_Name(kind);
+}
+
+class interpreter_instance final : public rb::backend_instance {
+ public:
+  interpreter_instance(py_ref runner, std::shared_ptr<const model_facts> facts)
+    : runner_(std::move(runner)), facts_(std::move(facts)) {}
+
+  ~interpreter_instance() override {
+    with_gil([this] {
+      try {
+        python_half().attr("finalize")(py::handle(runner_.get()));
+      } catch (py::error_already_set& e) {
+        e.discard_as_unraisable("conch: finalizing a model instance");
+      }
+      runner_.reset();
+    });
+  }
+
+  void execute(rb::batch& jobs) override {
+    std::vector<backend_request_ptr> requests;
+    requests.reserve(jobs.size());
+    for (auto& job : jobs)
+      requests.push_back(std::make_shared<backend_request>(job, facts_));
+    std::string failure;
+    bool ran = with_gil([&] {
+      py::list batch(requests.size());
+      for (size_t i = 0; i < requests.size(); ++i)
+        batch[i] = py::cast(requests[i]);
+      try {
+        python_half().attr("execute")(py::handle(runner_.get()), batch);
+      } catch (py::error_already_set& e) {
+        failure = message_of(e);
+      }
+    });
+    if (!ran)
+      failure = interpreter_gone;
+    if (!failure.empty()) {
+      for (auto& r : requests)
+        r->fail_unless_answered(failure);
+      return;
+    }
+    if (facts_->decoupled)
+      return;
+    for (auto& r : requests)
+      r->fail_unless_answered("model '" + facts_->name + "' sent no final response for request '"
+                              + r->request().id + "'");
+  }
+
+ private:
+  py_ref runner_;
+  std::shared_ptr<const model_facts> facts_;
+};
+
+class interpreter_model final : public rb::backend_model {
+ public:
+  interpreter_model(py_ref runner, std::shared_ptr<const model_facts> facts)
+    : runner_(std::move(runner)), facts_(std::move(facts)) {}
+
+  ~interpreter_model() override {
+    with_gil([this] { runner_.reset(); });
+  }
+
+  runtime::result<std::unique_ptr<rb::backend_instance>>
+  create_instance(const rb::instance_context& ctx) override {
+    py_ref instance;
+    std::string failure;
+    bool ran = with_gil([&] {
+      py::dict d;
+      d["name"] = ctx.name;
+      d["kind"] = kind_name(ctx.kind);
+      d["device_id"] = ctx.device_id;
+      d["index"] = ctx.index;
+      try {
+        auto made = python_half().attr("create_instance")(py::handle(runner_.get()), d);
+        instance = py_ref::borrow(made.ptr());
+      } catch (py::error_already_set& e) {
+        failure = message_of(e);
+      }
+    });
+    if (!ran)
+      return runtime::unavailable(interpreter_gone);
+    if (!failure.empty())
+      return runtime::internal_error(failure);
+    return std::unique_ptr<rb::backend_instance>{
+      std::make_unique<interpreter_instance>(std::move(instance), facts_)};
+  }
+
+  bool blocking() const noexcept override { return true; }
+
+ private:
+  py_ref runner_;
+  std::shared_ptr<const model_facts> facts_;
+};
+
+std::shared_ptr<const model_facts> facts_of(const rb::model_context& ctx) {
+  auto facts = std::make_shared<model_facts>();
+  facts->name = ctx.name;
+  facts->version = ctx.version;
+  facts->decoupled = ctx.config->model_transaction_policy().decoupled();
+  for (const auto& out : ctx.config->output())
+    facts->outputs.push_back(out.name());
+  return facts;
+}
+
+runtime::result<std::unique_ptr<rb::backend_model>> load(const std::string& backend,
+                                                         const rb::model_context& ctx) {
+  if (!ctx.config)
+    return runtime::internal_error("model '" + ctx.name + "': no configuration");
+  auto config_json = runtime::model_config::to_json(*ctx.config);
+  py_ref runner;
+  std::string failure;
+  bool ran = with_gil([&] {
+    py::dict d;
+    d["name"] = ctx.name;
+    d["version"] = ctx.version;
+    d["model_path"] = ctx.model_path.string();
+    d["version_path"] = ctx.version_path.string();
+    d["repository_path"] = ctx.repository_path.string();
+    d["config_json"] = config_json;
+    try {
+      d["config"] = py::module_::import("json").attr("loads")(config_json);
+      auto made = python_half().attr("load_model")(backend, d);
+      runner = py_ref::borrow(made.ptr());
+    } catch (py::error_already_set& e) {
+      failure = message_of(e);
+    }
+  });
+  if (!ran)
+    return runtime::unavailable(interpreter_gone);
+  if (!failure.empty())
+    return runtime::internal_error(failure);
+  return std::unique_ptr<rb::backend_model>{
+    std::make_unique<interpreter_model>(std::move(runner), facts_of(ctx))};
+}
+
+status complete(const std::string& backend, inference::ModelConfig& config,
+                const std::filesystem::path& model_path) {
+  auto config_json = runtime::model_config::to_json(config);
+  std::string completed;
+  std::string failure;
+  bool ran = with_gil([&] {
+    try {
+      auto json = py::module_::import("json");
+      auto out = python_half().attr("complete_config")(backend, json.attr("loads")(config_json),
+                                                       model_path.string());
+      completed = json.attr("dumps")(out).cast<std::string>();
+    } catch (py::error_already_set& e) {
+      failure = message_of(e);
+    }
+  });
+  if (!ran)
+    return runtime::unavailable(interpreter_gone);
+  if (!failure.empty())
+    return runtime::invalid_argument(failure);
+  auto parsed = runtime::model_config::from_json(completed);
+  if (!parsed)
+    return parsed.error().with_prefix("the configuration auto-completed by the " + backend
+                                      + " backend is invalid: ");
+  config = std::move(*parsed);
+  return status::ok();
+}
+
+} // namespace
+
+rb::backend_entry interpreter_backend(std::string name) {
+  rb::backend_entry entry;
+  entry.name = name;
+  entry.factory = [name](const rb::model_context& ctx) { return load(name, ctx); };
+  entry.complete_config = [name](inference::ModelConfig& config,
+                                 const std::filesystem::path& model_path) {
+    return complete(name, config, model_path);
+  };
+  return entry;
+}
+
+void register_interpreter_backends() {
+  auto& r = rb::registry::global();
+  r.add(interpreter_backend("python"));
+  r.add(interpreter_backend("onnxruntime"));
+}
+
+} // namespace conch::python::backends

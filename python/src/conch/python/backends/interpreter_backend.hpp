@@ -1,0 +1,22 @@
+#pragma once
+
+// The backends whose models run in this process's Python interpreter:
+// `python` (Triton python-backend models) and `onnxruntime` (through the
+// onnxruntime package). Their logic lives in the pure-Python package
+// conch._backend; this side loads it, calls it on the instance threads with
+// the GIL held, and makes sure every request is answered.
+
+#include <string>
+
+#include "conch/runtime/backends/registry.hpp"
+
+namespace conch::python::backends {
+
+/// The registry entry of backend `name`, served by conch._backend.
+runtime::backends::backend_entry interpreter_backend(std::string name);
+
+/// Adds the `python` and `onnxruntime` backends to the process-wide registry.
+/// Called when the extension is imported.
+void register_interpreter_backends();
+
+} // namespace conch::python::backends

@@ -1,0 +1,18 @@
+# No config.pbtxt: the configuration comes from auto_complete_config.
+import triton_python_backend_utils as pb_utils
+
+
+class TritonPythonModel:
+    @staticmethod
+    def auto_complete_config(auto_complete_model_config):
+        auto_complete_model_config.add_input({"name": "A", "data_type": "TYPE_INT64", "dims": [2]})
+        auto_complete_model_config.add_output({"name": "B", "data_type": "TYPE_INT64", "dims": [2]})
+        auto_complete_model_config.set_max_batch_size(4)
+        auto_complete_model_config.set_dynamic_batching()
+        return auto_complete_model_config
+
+    def execute(self, requests):
+        return [
+            pb_utils.InferenceResponse([pb_utils.Tensor("B", pb_utils.get_input_tensor_by_name(r, "A").as_numpy() * 2)])
+            for r in requests
+        ]

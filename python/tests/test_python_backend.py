@@ -1,0 +1,301 @@
+"""The python backend: model.py files written for Triton's python backend,
+run in-process (models in python/tests/python_models)."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import shutil
+import threading
+from typing import Iterator
+
+import numpy
+import pytest
+
+import conch
+
+MODELS = pathlib.Path(__file__).resolve().parent / "python_models"
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[conch.Server]:
+    """EXPLICIT mode over python_models with the working models loaded."""
+    server = conch.Server(
+        model_repository=str(MODELS),
+        model_control_mode=conch.ModelControlMode.EXPLICIT,
+        startup_models=["echo", "decoupled_counter", "faulty"],
+        strict_model_config=False,
+    ).start(wait_until_ready=True)
+    yield server
+    server.stop()
+
+
+def info_of(response: conch.InferenceResponse) -> dict:
+    return json.loads(response.outputs["INFO"].to_bytes_array()[0])
+
+
+def only(responses: conch.ResponseIterator) -> conch.InferenceResponse:
+    out = list(responses)
+    assert len(out) == 1
+    return out[0]
+
+
+# -- requests reach the model --------------------------------------------------------
+
+
+def test_bytes_in_and_out(server: conch.Server) -> None:
+    data = numpy.array([b"hello", b"", b"\x00\xff"], dtype=numpy.object_)
+    response = only(server.model("echo").infer(inputs={"INPUT0": data}))
+    assert response.outputs["OUTPUT0"].to_bytes_array().tolist() == data.tolist()
+
+
+def test_parameters_of_each_type_reach_the_model(server: conch.Server) -> None:
+    parameters = {"s": "text", "i": -7, "b": True, "f": 2.5}
+    response = only(
+        server.model("echo").infer(
+            inputs={"INPUT0": numpy.array([b"x"], dtype=numpy.object_)},
+            parameters=parameters,
+            request_id="r-1",
+            correlation_id=42,
+        )
+    )
+    info = info_of(response)
+    assert info["parameters"] == parameters
+    assert info["request_id"] == "r-1"
+    assert info["correlation_id"] == 42
+    assert response.request_id == "r-1"
+
+
+def test_string_correlation_id_reaches_the_model(server: conch.Server) -> None:
+    response = only(
+        server.model("echo").infer(
+            inputs={"INPUT0": numpy.array([b"x"], dtype=numpy.object_)}, correlation_id="seq-a"
+        )
+    )
+    assert info_of(response)["correlation_id"] == "seq-a"
+
+
+def test_unsupported_parameter_raises_at_call_time(server: conch.Server) -> None:
+    with pytest.raises(conch.InvalidArgumentError):
+        server.model("echo").infer(
+            inputs={"INPUT0": numpy.array([b"x"], dtype=numpy.object_)}, parameters={"l": [1]}
+        )
+
+
+def test_initialize_receives_the_keys_triton_passes(server: conch.Server) -> None:
+    response = only(
+        server.model("echo").infer(inputs={"INPUT0": numpy.array([b"x"], dtype=numpy.object_)})
+    )
+    args = info_of(response)["args"]
+    assert json.loads(args["model_config"])["name"] == "echo"
+    assert args["model_instance_kind"] == "CPU"
+    assert args["model_instance_name"] == "echo_0"
+    assert args["model_instance_device_id"] == "0"
+    assert args["model_repository"] == str(MODELS / "echo")
+    assert args["model_version"] == "1"
+    assert args["model_name"] == "echo"
+
+
+def test_requested_outputs_are_honoured(server: conch.Server) -> None:
+    request = server.model("echo").create_request(
+        inputs={"INPUT0": numpy.array([b"x"], dtype=numpy.object_)}
+    )
+    response = only(server.model("echo").infer(request))
+    assert set(response.outputs) == {"OUTPUT0", "INFO"}
+    assert info_of(response)["requested"] == ["OUTPUT0", "INFO"]
+
+
+# -- decoupled ------------------------------------------------------------------------
+
+
+def test_decoupled_model_streams_from_its_own_thread(server: conch.Server) -> None:
+    responses = list(
+        server.model("decoupled_counter").infer(inputs={"IN": numpy.array([5], dtype=numpy.int32)})
+    )
+    values = [int(numpy.from_dlpack(r.outputs["OUT"])[0]) for r in responses if r.outputs]
+    assert values == [0, 1, 2, 3, 4]
+    assert responses[-1].final and not responses[-1].outputs
+    assert not any(r.final for r in responses[:-1])
+
+
+def test_decoupled_model_with_no_responses_sends_only_the_final_flag(server: conch.Server) -> None:
+    responses = list(
+        server.model("decoupled_counter").infer(inputs={"IN": numpy.array([0], dtype=numpy.int32)})
+    )
+    assert len(responses) == 1 and responses[0].final and not responses[0].outputs
+
+
+def test_decoupled_python_model_sees_cancellation(server: conch.Server) -> None:
+    iterator = server.model("decoupled_counter").infer(
+        inputs={"IN": numpy.array([100000], dtype=numpy.int32)}, raise_on_error=False
+    )
+    first = next(iterator)
+    assert not first.final
+    iterator.cancel()
+    rest = list(iterator)
+    assert rest[-1].final
+    assert isinstance(rest[-1].error, conch.CancelledError)
+
+
+def test_async_iteration_of_a_decoupled_python_model(server: conch.Server) -> None:
+    import asyncio
+
+    async def collect() -> list:
+        out = []
+        model = server.model("decoupled_counter")
+        async for r in model.async_infer(inputs={"IN": numpy.array([3], dtype=numpy.int32)}):
+            out.append(r)
+        return out
+
+    responses = asyncio.run(collect())
+    assert [int(numpy.from_dlpack(r.outputs["OUT"])[0]) for r in responses if r.outputs] == [0, 1, 2]
+
+
+# -- errors -----------------------------------------------------------------------------
+
+
+def faulty(server: conch.Server, mode: int) -> conch.ResponseIterator:
+    return server.model("faulty").infer(
+        inputs={"MODE": numpy.array([mode], dtype=numpy.int32), "X": numpy.arange(4, dtype=numpy.float32)}
+    )
+
+
+def test_exception_in_execute_is_an_error_response_and_the_model_keeps_serving(
+    server: conch.Server,
+) -> None:
+    with pytest.raises(conch.InternalError, match="execute failed on purpose") as caught:
+        list(faulty(server, 1))
+    assert "RuntimeError" in str(caught.value) and "model.py" in str(caught.value)
+    response = only(faulty(server, 0))
+    assert numpy.from_dlpack(response.outputs["Y"]).tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_error_response_keeps_its_code(server: conch.Server) -> None:
+    with pytest.raises(conch.InvalidArgumentError, match="bad input on purpose"):
+        list(faulty(server, 2))
+
+
+def test_too_few_responses_is_an_error(server: conch.Server) -> None:
+    with pytest.raises(conch.InternalError, match="must return a list of 1"):
+        list(faulty(server, 3))
+
+
+def test_non_contiguous_output_is_sent_correctly(server: conch.Server) -> None:
+    response = only(faulty(server, 4))
+    assert numpy.from_dlpack(response.outputs["Y"]).tolist() == [0.0, 2.0]
+
+
+def test_initialize_raising_makes_the_model_unavailable_with_its_message(
+    server: conch.Server,
+) -> None:
+    with pytest.raises(conch.TritonError, match="initialize refused on purpose"):
+        server.load("init_fails")
+    state = server.models()[("init_fails", 1)]
+    assert state.state == "UNAVAILABLE"
+    assert "ValueError: initialize refused on purpose" in state.reason
+    assert server.model("echo").ready()
+
+
+def test_auto_complete_config_fills_the_configuration(server: conch.Server) -> None:
+    model = server.load("auto_complete")
+    config = model.config()
+    assert config["backend"] == "python"
+    assert config["max_batch_size"] == 4
+    assert [i["name"] for i in config["input"]] == ["A"]
+    assert config["output"][0]["data_type"] == "TYPE_INT64"
+    assert "dynamic_batching" in config
+    response = only(model.infer(inputs={"A": numpy.array([[1, 2]], dtype=numpy.int64)}))
+    assert numpy.from_dlpack(response.outputs["B"]).tolist() == [[2, 4]]
+
+
+def test_python_model_loads_from_file_parameters(server: conch.Server) -> None:
+    source = (MODELS / "faulty" / "1" / "model.py").read_bytes()
+    config = {
+        "backend": "python",
+        "max_batch_size": 0,
+        "input": [
+            {"name": "MODE", "data_type": "TYPE_INT32", "dims": [1]},
+            {"name": "X", "data_type": "TYPE_FP32", "dims": [-1]},
+        ],
+        "output": [{"name": "Y", "data_type": "TYPE_FP32", "dims": [-1]}],
+    }
+    model = server.load(
+        "uploaded", {"config": json.dumps(config), "file:1/model.py": source}
+    )
+    response = only(
+        model.infer(inputs={"MODE": numpy.array([0], dtype=numpy.int32), "X": numpy.ones(2, numpy.float32)})
+    )
+    assert numpy.from_dlpack(response.outputs["Y"]).tolist() == [1.0, 1.0]
+    server.unload("uploaded", wait_until_unloaded=True)
+
+
+def test_broken_model_file_fails_the_load_with_the_error(tmp_path: pathlib.Path) -> None:
+    shutil.copytree(MODELS / "faulty", tmp_path / "broken")
+    (tmp_path / "broken" / "config.pbtxt").write_text(
+        (MODELS / "faulty" / "config.pbtxt").read_text().replace('"faulty"', '"broken"')
+    )
+    (tmp_path / "broken" / "1" / "model.py").write_text("def oops(:\n")
+    server = conch.Server(
+        model_repository=str(tmp_path), model_control_mode=conch.ModelControlMode.EXPLICIT
+    ).start(wait_until_ready=True)
+    try:
+        with pytest.raises(conch.TritonError, match="SyntaxError"):
+            server.load("broken")
+    finally:
+        server.stop()
+
+
+# -- threads and stop -------------------------------------------------------------------
+
+
+def test_many_threads_call_a_python_model(server: conch.Server) -> None:
+    errors: list = []
+
+    def work(k: int) -> None:
+        try:
+            for i in range(50):
+                x = numpy.full(3, k * 1000 + i, dtype=numpy.float32)
+                r = only(
+                    server.model("faulty").infer(
+                        inputs={"MODE": numpy.array([0], dtype=numpy.int32), "X": x}
+                    )
+                )
+                assert numpy.from_dlpack(r.outputs["Y"]).tolist() == x.tolist()
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+def test_stop_with_python_requests_in_flight_from_several_threads(tmp_path: pathlib.Path) -> None:
+    shutil.copytree(MODELS / "decoupled_counter", tmp_path / "decoupled_counter")
+    server = conch.Server(model_repository=str(tmp_path), exit_timeout=1).start(
+        wait_until_ready=True
+    )
+    model = server.model("decoupled_counter")
+    started = threading.Barrier(5)
+    outcomes: list = []
+
+    def stream() -> None:
+        iterator = model.infer(inputs={"IN": numpy.array([100000], dtype=numpy.int32)}, raise_on_error=False)
+        started.wait()
+        responses = list(iterator)
+        outcomes.append(responses[-1])
+
+    threads = [threading.Thread(target=stream) for _ in range(4)]
+    for t in threads:
+        t.start()
+    started.wait()
+    # The streams would take minutes: stop cancels them once exit_timeout
+    # passed, and the model sees it.
+    with pytest.raises(conch.InternalError, match="Exit timeout expired"):
+        server.stop()
+    for t in threads:
+        t.join(timeout=60)
+        assert not t.is_alive()
+    assert len(outcomes) == 4 and all(r.final for r in outcomes)
