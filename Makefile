@@ -13,7 +13,11 @@ CMAKE_ARGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER_LAUNCHER=cca
 PIP_ENV    = CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache \
              CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) CCACHE_NOHASHDIR=1
 
-.PHONY: all setup build python run test asan bench clean
+# The example repository's ONNX model is generated (python/examples/
+# make_identity_onnx.py, with the onnx package), not committed.
+IDENTITY_ONNX = python/examples/example_model_repository/identity/1/model.onnx
+
+.PHONY: all setup build python examples run test asan bench clean
 
 all: build
 
@@ -26,14 +30,22 @@ $(BUILD)/CMakeCache.txt:
 build: setup $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j$(JOBS)
 
-python: setup
+# conch, then the compatibility packages (tritonserver, triton_python_backend_utils).
+python: setup examples
 	$(PIP_ENV) .venv/bin/python -m pip install -q --disable-pip-version-check \
 	  --no-build-isolation --no-deps .
+	.venv/bin/python -m pip install -q --disable-pip-version-check \
+	  --no-build-isolation --no-deps ./python/compat
 
-run: build
+examples: $(IDENTITY_ONNX)
+
+$(IDENTITY_ONNX): python/examples/make_identity_onnx.py | setup
+	.venv/bin/python python/examples/make_identity_onnx.py $@
+
+run: build examples
 	$(BUILD)/bin/conch-demo $(REPO)
 
-test: build python
+test: build python examples
 	cd $(BUILD) && ctest -j$(JOBS) --output-on-failure --timeout 300
 	.venv/bin/python -m pytest -q python/tests
 

@@ -68,7 +68,7 @@ tensor sample_of(data_type type, size_t i) {
 class inference : public server_fixture {
  protected:
   void SetUp() override {
-    auto s = start(options_for(example_repository()));
+    auto s = start(example_options());
     ASSERT_TRUE(s) << s.error().to_string();
     srv_ = *s;  // the fixture stops it
   }

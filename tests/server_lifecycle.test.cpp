@@ -35,7 +35,7 @@ const index_entry* find_entry(const std::vector<index_entry>& index, const std::
 class server_lifecycle : public server_fixture {};
 
 TEST_F(server_lifecycle, starts_over_the_example_repository_and_serves_every_model) {
-  auto srv = start(options_for(example_repository()));
+  auto srv = start(example_options());
   ASSERT_TRUE(srv) << srv.error().to_string();
   EXPECT_TRUE(srv->live());
   EXPECT_TRUE(srv->ready());
@@ -49,7 +49,7 @@ TEST_F(server_lifecycle, starts_over_the_example_repository_and_serves_every_mod
 }
 
 TEST_F(server_lifecycle, stop_ends_health_and_a_second_stop_is_invalid) {
-  auto srv = start(options_for(example_repository()));
+  auto srv = start(example_options());
   ASSERT_TRUE(srv) << srv.error().to_string();
   auto st = srv->stop();
   EXPECT_TRUE(st.is_ok()) << st.to_string();
@@ -60,7 +60,7 @@ TEST_F(server_lifecycle, stop_ends_health_and_a_second_stop_is_invalid) {
 }
 
 TEST_F(server_lifecycle, infer_after_stop_answers_unavailable_once) {
-  auto srv = start(options_for(example_repository()));
+  auto srv = start(example_options());
   ASSERT_TRUE(srv) << srv.error().to_string();
   ASSERT_TRUE(srv->stop().is_ok());
   response_collector c;
@@ -74,7 +74,7 @@ TEST_F(server_lifecycle, infer_after_stop_answers_unavailable_once) {
 }
 
 TEST_F(server_lifecycle, queries_after_stop_report_nothing_ready) {
-  auto srv = start(options_for(example_repository()));
+  auto srv = start(example_options());
   ASSERT_TRUE(srv) << srv.error().to_string();
   ASSERT_TRUE(srv->stop().is_ok());
   // Queries after stop report errors instead of blocking, crashing or
@@ -137,7 +137,7 @@ TEST_F(server_lifecycle, without_exit_on_error_the_bad_model_is_unavailable_and_
 }
 
 TEST_F(server_lifecycle, metadata_reports_the_server_id_version_and_extensions) {
-  auto o = options_for(example_repository());
+  auto o = example_options();
   o.server_id = "conch_integration";
   auto srv = start(o);
   ASSERT_TRUE(srv) << srv.error().to_string();
@@ -151,7 +151,7 @@ TEST_F(server_lifecycle, metadata_reports_the_server_id_version_and_extensions) 
 }
 
 TEST_F(server_lifecycle, the_handle_can_be_monitored_and_ends_after_stop) {
-  auto srv = start(options_for(example_repository()));
+  auto srv = start(example_options());
   ASSERT_TRUE(srv) << srv.error().to_string();
   auto handle = srv->handle();
   ASSERT_TRUE(handle);
@@ -165,7 +165,7 @@ TEST_F(server_lifecycle, the_handle_can_be_monitored_and_ends_after_stop) {
 }
 
 TEST(server_host, starts_serves_and_shuts_its_actor_system_down) {
-  auto o = options_for(example_repository());
+  auto o = example_options();
   auto host = actors::server_host::start(o);
   ASSERT_TRUE(host) << host.error().to_string();
   auto& srv = (*host)->server();
@@ -188,7 +188,7 @@ TEST(server_host, reports_a_start_failure_and_cleans_up) {
 TEST(server_host, can_be_destroyed_on_another_thread_than_the_one_that_started_it) {
   // Bindings (Python's finalisers, for one) release a host on whatever thread
   // they run. The starting thread stays alive meanwhile, as a main thread does.
-  auto host = actors::server_host::start(options_for(example_repository()));
+  auto host = actors::server_host::start(example_options());
   ASSERT_TRUE(host) << host.error().to_string();
   EXPECT_TRUE(infer_sync((*host)->server(), fp32_request("identity_fp32", "x")).error.is_ok());
   auto owned = std::move(*host);
@@ -207,7 +207,7 @@ TEST(server_host, can_be_destroyed_on_another_thread_than_the_one_that_started_i
 }
 
 TEST(server_host, an_explicit_stop_before_destruction_is_fine) {
-  auto host = actors::server_host::start(options_for(example_repository()));
+  auto host = actors::server_host::start(example_options());
   ASSERT_TRUE(host) << host.error().to_string();
   EXPECT_TRUE((*host)->server().stop().is_ok());
   EXPECT_EQ((*host)->server().stop().code(), errc::invalid_argument);

@@ -154,6 +154,9 @@ bool run_workload(conch::server& srv) {
 bool serve(caf::actor_system& sys, const std::string& repository) {
   conch::server_options options;
   options.model_repository = {repository};
+  // Serve what this C++-only process can: models that need the Python
+  // backends stay UNAVAILABLE instead of failing the start.
+  options.exit_on_error = false;
   auto started = conch::server::start(sys, options);
   if (!started) {
     std::cerr << "conch-embed-example: " << started.error().to_string() << "\n";

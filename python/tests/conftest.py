@@ -4,6 +4,8 @@ written into tmp_path."""
 from __future__ import annotations
 
 import pathlib
+import subprocess
+import sys
 import textwrap
 from typing import Callable, Iterator
 
@@ -32,6 +34,18 @@ CONFIG_TYPES = {
     conch.DataType.BYTES: "TYPE_STRING",
     conch.DataType.BF16: "TYPE_BF16",
 }
+
+
+def _generate_example_onnx_model() -> None:
+    """`make` generates the example's ONNX model; do it here too when the
+    tests run on their own."""
+    target = EXAMPLE_REPOSITORY / "identity" / "1" / "model.onnx"
+    if not target.exists():
+        script = EXAMPLE_REPOSITORY.parent / "make_identity_onnx.py"
+        subprocess.run([sys.executable, str(script), str(target)], check=True)
+
+
+_generate_example_onnx_model()
 
 
 def write_model(repository: pathlib.Path, name: str, config: str) -> pathlib.Path:

@@ -14,6 +14,7 @@
 #include "conch/actors/server.hpp"
 #include "conch/actors/server_host.hpp"
 #include "support/response_collector.hpp"
+#include "support/temp_repository.hpp"
 
 namespace conch::tests {
 
@@ -52,6 +53,14 @@ inline actors::server_options options_for(const std::string& repository,
   o.gpu_count = 0;
   o.repository_poll_secs = 0;
   o.exit_timeout = 10;
+  return o;
+}
+
+/// Options over the example repository that load only its C++ models
+/// (EXPLICIT mode with those as startup models).
+inline actors::server_options example_options() {
+  auto o = options_for(example_repository(), actors::control_mode::explicit_);
+  o.startup_models = example_cpp_models();
   return o;
 }
 

@@ -88,10 +88,17 @@ inline std::filesystem::path source_dir() {
   return CONCH_TEST_SOURCE_DIR;
 }
 
-/// The example repository of the Python package (identity_fp32, simple,
-/// repeat_int32).
+/// The example repository of the Python package. Its C++ models are
+/// identity_fp32, simple and repeat_int32 (example_cpp_models); the others
+/// need the Python backends, which only a process running the conch package
+/// has.
 inline std::string example_repository() {
   return (source_dir() / "python/examples/example_model_repository").string();
+}
+
+/// The models of the example repository that a C++-only process can serve.
+inline std::vector<std::string> example_cpp_models() {
+  return {"identity_fp32", "repeat_int32", "simple"};
 }
 
 /// A repository checked in under tests/data/repositories/.

@@ -14,14 +14,20 @@ using namespace conch::runtime;
 namespace conch::actors {
 namespace {
 
-std::string example_repository() {
+// The C++ models of the example repository (its others need the Python
+// backends).
+server_options example_options() {
   const char* root = std::getenv("CONCH_SOURCE_DIR");
-  return std::string{root ? root : "."} + "/python/examples/example_model_repository";
+  server_options options;
+  options.model_repository = {std::string{root ? root : "."}
+                              + "/python/examples/example_model_repository"};
+  options.model_control_mode = control_mode::explicit_;
+  options.startup_models = {"identity_fp32", "repeat_int32", "simple"};
+  return options;
 }
 
 TEST(server, serves_the_example_repository_and_stops) {
-  server_options options;
-  options.model_repository = {example_repository()};
+  auto options = example_options();
   auto host = server_host::start(options);
   ASSERT_TRUE(host) << host.error().to_string();
   auto& srv = (*host)->server();
@@ -53,8 +59,7 @@ TEST(server, serves_the_example_repository_and_stops) {
 }
 
 TEST(server, a_request_handle_kept_past_stop_does_not_hold_the_actor_system) {
-  server_options options;
-  options.model_repository = {example_repository()};
+  auto options = example_options();
   request_handle kept;
   {
     auto host = server_host::start(options);

@@ -1,0 +1,12 @@
+"""``tritonserver``: the in-process API of NVIDIA Triton's Python package,
+served by Conch. Every name is conch's own object (``tritonserver.Server is
+conch.Server``), so code written for ``tritonserver`` runs unchanged and may
+mix both names.
+
+    import tritonserver
+    server = tritonserver.Server(tritonserver.Options(model_repository="models"))
+    server.start(wait_until_ready=True)
+"""
+
+from conch import *  # noqa: F401,F403
+from conch import __all__, __version__  # noqa: F401
