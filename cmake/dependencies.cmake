@@ -27,3 +27,17 @@ option(CONCH_ENABLE_CUDA "Build the CUDA memory support when the toolkit is foun
 if(CONCH_ENABLE_CUDA)
   find_package(CUDAToolkit QUIET)
 endif()
+
+# The HTTP transport: libuv loops, zlib for Content-Encoding, and llhttp.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(LIBUV REQUIRED IMPORTED_TARGET libuv)
+find_package(ZLIB REQUIRED)
+
+# Debian's node-llhttp ships llhttp's generated C sources and header, not a
+# library: build them here, as C (the generated code is not valid C++).
+find_path(LLHTTP_INCLUDE_DIR llhttp.h PATHS /usr/share/include/llhttp REQUIRED)
+find_path(LLHTTP_SOURCE_DIR llhttp.c PATHS /usr/share/llhttp REQUIRED)
+add_library(conch_llhttp STATIC
+  ${LLHTTP_SOURCE_DIR}/api.c ${LLHTTP_SOURCE_DIR}/http.c ${LLHTTP_SOURCE_DIR}/llhttp.c)
+set_target_properties(conch_llhttp PROPERTIES LINKER_LANGUAGE C POSITION_INDEPENDENT_CODE ON)
+target_include_directories(conch_llhttp SYSTEM PUBLIC ${LLHTTP_INCLUDE_DIR})

@@ -1,0 +1,41 @@
+#include "conch/transports/http/completion_queue.hpp"
+
+namespace conch::transports::http {
+
+bool completion_queue::push(completion c) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  if (closed_)
+    return false;
+  pending_.push_back(std::move(c));
+  // Under the lock, so that close() cannot slip in between and let the loop
+  // close the handle before this send.
+  uv_async_send(wake_);
+  return true;
+}
+
+void completion_queue::command(loop_command command) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  if (closed_)
+    return;
+  if (command > command_)
+    command_ = command;
+  uv_async_send(wake_);
+}
+
+completion_queue::batch completion_queue::take() {
+  batch out;
+  std::lock_guard<std::mutex> guard{mutex_};
+  out.completions.swap(pending_);
+  out.command = command_;
+  command_ = loop_command::none;
+  return out;
+}
+
+void completion_queue::close() {
+  std::vector<completion> dropped;
+  std::lock_guard<std::mutex> guard{mutex_};
+  closed_ = true;
+  dropped.swap(pending_);
+}
+
+} // namespace conch::transports::http

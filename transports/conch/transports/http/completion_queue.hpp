@@ -1,0 +1,58 @@
+#pragma once
+
+#include <mutex>
+#include <vector>
+
+#include <uv.h>
+
+#include "conch/transports/http/completion.hpp"
+
+namespace conch::transports::http {
+
+/// A command from the server to one loop.
+enum class loop_command : uint8_t {
+  /// Nothing asked.
+  none,
+  /// Stop accepting; close connections once they have nothing in flight.
+  drain,
+  /// Close everything now.
+  abort,
+};
+
+/// The many-producer, one-consumer queue into a loop: completions from
+/// responders and commands from the server. Producers on any thread push and
+/// wake the loop with `uv_async_send` (the one thread-safe libuv call); the
+/// loop takes the whole batch at once. After `close()` pushes are dropped, so
+/// a responder that outlives its loop does no harm.
+class completion_queue {
+ public:
+  /// The batch the loop takes in one wake-up.
+  struct batch {
+    std::vector<completion> completions;
+    loop_command command = loop_command::none;
+  };
+
+  /// Wakes the loop through `wake`, which must stay open until `close()`.
+  explicit completion_queue(uv_async_t* wake) noexcept : wake_(wake) {}
+
+  /// Queues `c`; false when the loop is gone. Thread-safe.
+  bool push(completion c);
+
+  /// Asks the loop to run `command`; abort outranks drain. Thread-safe.
+  void command(loop_command command);
+
+  /// Takes everything queued. Runs on the loop thread.
+  batch take();
+
+  /// Drops every later push. Runs on the loop thread, before `wake` closes.
+  void close();
+
+ private:
+  std::mutex mutex_;
+  uv_async_t* wake_;                   // guarded by mutex_ (closed_)
+  std::vector<completion> pending_;    // guarded by mutex_
+  loop_command command_ = loop_command::none;  // guarded by mutex_
+  bool closed_ = false;                // guarded by mutex_
+};
+
+} // namespace conch::transports::http

@@ -1,0 +1,78 @@
+#include "conch/transports/http/content_coding.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include <zlib.h>
+
+#include "conch/transports/http/header_map.hpp"
+#include "conch/transports/http/owned_bytes.hpp"
+
+namespace conch::transports::http {
+
+namespace {
+
+constexpr int gzip_window_bits = 15 + 16;
+constexpr int zlib_window_bits = 15;
+constexpr size_t inflate_step = 64 * 1024;
+
+std::string coding_name(content_coding coding) {
+  return coding == content_coding::gzip ? "gzip" : "deflate";
+}
+
+} // namespace
+
+runtime::result<content_coding> parse_content_coding(std::string_view value) {
+  auto v = trim(value);
+  if (v.empty() || iequals(v, "identity"))
+    return content_coding::identity;
+  if (iequals(v, "gzip") || iequals(v, "x-gzip"))
+    return content_coding::gzip;
+  if (iequals(v, "deflate"))
+    return content_coding::deflate;
+  return runtime::unsupported("Unsupported compression type");
+}
+
+runtime::result<runtime::buffer> decode_body(content_coding coding, const runtime::buffer& body,
+                                             size_t max_size) {
+  if (coding == content_coding::identity)
+    return body;
+  if (body.size() > UINT32_MAX)
+    return runtime::invalid_argument("compressed request body is too large");
+  z_stream zs{};
+  int bits = coding == content_coding::gzip ? gzip_window_bits : zlib_window_bits;
+  if (inflateInit2(&zs, bits) != Z_OK)
+    return runtime::internal_error("cannot start the " + coding_name(coding) + " decoder");
+  zs.next_in = reinterpret_cast<Bytef*>(body.data());
+  zs.avail_in = static_cast<uInt>(body.size());
+  std::string out;
+  int rc = Z_OK;
+  while (rc != Z_STREAM_END) {
+    if (out.size() >= max_size + 1) {
+      inflateEnd(&zs);
+      return runtime::invalid_argument("decompressed request body exceeds the maximum input size of "
+                                       + std::to_string(max_size) + " bytes");
+    }
+    size_t old = out.size();
+    size_t step = std::min(inflate_step, max_size + 1 - old);
+    out.resize(old + step);
+    zs.next_out = reinterpret_cast<Bytef*>(out.data() + old);
+    zs.avail_out = static_cast<uInt>(step);
+    rc = inflate(&zs, Z_NO_FLUSH);
+    out.resize(old + step - zs.avail_out);
+    if (rc == Z_BUF_ERROR && zs.avail_in == 0)
+      break;  // the input ended before the stream did
+    if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
+      break;
+  }
+  inflateEnd(&zs);
+  if (rc != Z_STREAM_END)
+    return runtime::invalid_argument("request body is not valid " + coding_name(coding) + " data");
+  if (out.size() > max_size)
+    return runtime::invalid_argument("decompressed request body exceeds the maximum input size of "
+                                     + std::to_string(max_size) + " bytes");
+  return owned_bytes(std::move(out));
+}
+
+} // namespace conch::transports::http

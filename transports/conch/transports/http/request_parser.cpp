@@ -1,0 +1,168 @@
+#include "conch/transports/http/request_parser.hpp"
+
+#include <cstring>
+
+#include "conch/transports/http/owned_bytes.hpp"
+#include "conch/transports/http/request_target.hpp"
+
+namespace conch::transports::http {
+
+request_parser::request_parser(parser_events& events, parser_limits limits)
+  : events_(events), limits_(limits) {
+  llhttp_settings_init(&settings_);
+  settings_.on_message_begin = &on_message_begin;
+  settings_.on_url = &on_url;
+  settings_.on_header_field = &on_header_field;
+  settings_.on_header_value = &on_header_value;
+  settings_.on_header_value_complete = &on_header_value_complete;
+  settings_.on_headers_complete = &on_headers_complete;
+  settings_.on_body = &on_body;
+  settings_.on_message_complete = &on_message_complete;
+  llhttp_init(&parser_, HTTP_REQUEST, &settings_);
+  parser_.data = this;
+}
+
+request_parser::outcome request_parser::feed(const char* data, size_t size, size_t& consumed) {
+  consumed = 0;
+  if (error_status_ != 0)
+    return outcome::failed;
+  auto err = llhttp_execute(&parser_, data, size);
+  if (err == HPE_OK) {
+    consumed = size;
+    return outcome::done;
+  }
+  if (err == HPE_PAUSED || err == HPE_PAUSED_UPGRADE) {
+    upgraded_ = err == HPE_PAUSED_UPGRADE;
+    consumed = static_cast<size_t>(llhttp_get_error_pos(&parser_) - data);
+    return outcome::paused;
+  }
+  if (error_status_ == 0) {
+    const char* reason = llhttp_get_error_reason(&parser_);
+    fail(400, std::string{"malformed HTTP request: "} + (reason != nullptr ? reason : "parse error"));
+  }
+  return outcome::failed;
+}
+
+void request_parser::resume() {
+  if (llhttp_get_errno(&parser_) == HPE_PAUSED)
+    llhttp_resume(&parser_);
+}
+
+int request_parser::fail(int status, std::string message) {
+  if (error_status_ == 0) {
+    error_status_ = status;
+    error_message_ = std::move(message);
+  }
+  return -1;
+}
+
+bool request_parser::count_head_bytes(size_t size) {
+  head_bytes_ += size;
+  if (head_bytes_ <= limits_.max_head_size)
+    return true;
+  fail(431, "request line and headers exceed " + std::to_string(limits_.max_head_size) + " bytes");
+  return false;
+}
+
+int request_parser::on_message_begin(llhttp_t* p) {
+  auto& self_ = self(p);
+  self_.req_ = std::make_shared<request>();
+  self_.url_.clear();
+  self_.field_.clear();
+  self_.value_.clear();
+  self_.head_bytes_ = 0;
+  self_.body_ = {};
+  self_.chunked_body_.clear();
+  self_.body_bytes_ = 0;
+  return 0;
+}
+
+int request_parser::on_url(llhttp_t* p, const char* at, size_t size) {
+  auto& self_ = self(p);
+  if (!self_.count_head_bytes(size))
+    return -1;
+  self_.url_.append(at, size);
+  return 0;
+}
+
+int request_parser::on_header_field(llhttp_t* p, const char* at, size_t size) {
+  auto& self_ = self(p);
+  if (!self_.count_head_bytes(size))
+    return -1;
+  self_.field_.append(at, size);
+  return 0;
+}
+
+int request_parser::on_header_value(llhttp_t* p, const char* at, size_t size) {
+  auto& self_ = self(p);
+  if (!self_.count_head_bytes(size))
+    return -1;
+  self_.value_.append(at, size);
+  return 0;
+}
+
+int request_parser::on_header_value_complete(llhttp_t* p) {
+  auto& self_ = self(p);
+  self_.req_->headers.add(std::move(self_.field_), std::move(self_.value_));
+  self_.field_.clear();
+  self_.value_.clear();
+  return 0;
+}
+
+int request_parser::on_headers_complete(llhttp_t* p) {
+  auto& self_ = self(p);
+  auto& req = *self_.req_;
+  auto target = parse_request_target(self_.url_);
+  if (!target)
+    return self_.fail(400, target.error().message());
+  req.path = std::move(target->path);
+  req.segments = std::move(target->segments);
+  req.method = llhttp_method_name(static_cast<llhttp_method_t>(p->method));
+  req.version_major = p->http_major;
+  req.version_minor = p->http_minor;
+  req.keep_alive = llhttp_should_keep_alive(p) != 0;
+  if (int rc = self_.start_body(); rc != 0)
+    return rc;
+  self_.events_.on_request_head(self_.req_, req.headers.has_token("Expect", "100-continue"));
+  return 0;
+}
+
+int request_parser::start_body() {
+  if ((parser_.flags & F_CONTENT_LENGTH) == 0 || (parser_.flags & F_CHUNKED) != 0)
+    return 0;
+  auto length = parser_.content_length;
+  if (length > limits_.max_body_size)
+    return fail(400, "request body of " + std::to_string(length)
+                         + " bytes exceeds the maximum input size of "
+                         + std::to_string(limits_.max_body_size) + " bytes");
+  if (length > 0)
+    body_ = runtime::buffer::allocate(static_cast<size_t>(length));
+  return 0;
+}
+
+int request_parser::on_body(llhttp_t* p, const char* at, size_t size) {
+  auto& self_ = self(p);
+  if (self_.body_bytes_ + size > self_.limits_.max_body_size)
+    return self_.fail(400, "request body exceeds the maximum input size of "
+                               + std::to_string(self_.limits_.max_body_size) + " bytes");
+  if (self_.body_.size() >= self_.body_bytes_ + size)
+    std::memcpy(self_.body_.data() + self_.body_bytes_, at, size);
+  else
+    self_.chunked_body_.append(at, size);
+  self_.body_bytes_ += size;
+  return 0;
+}
+
+int request_parser::on_message_complete(llhttp_t* p) {
+  auto& self_ = self(p);
+  auto req = std::move(self_.req_);
+  if (!self_.body_.empty())
+    req->body = std::move(self_.body_);
+  else if (!self_.chunked_body_.empty())
+    req->body = owned_bytes(std::move(self_.chunked_body_));
+  self_.chunked_body_ = {};
+  self_.events_.on_request(std::move(req));
+  return self_.events_.should_pause() ? HPE_PAUSED : 0;
+}
+
+} // namespace conch::transports::http

@@ -1,0 +1,129 @@
+#include "conch/transports/http/server.hpp"
+
+#include "conch/transports/http/listener.hpp"
+#include "conch/transports/http/loop.hpp"
+
+namespace conch::transports::http {
+
+/// What the loop threads of one run share: how many are still running and
+/// who waits for them. Outlives the server if a loop thread drops the last
+/// reference to the server from inside a drained callback.
+struct server::run_state {
+  std::mutex mutex;
+  int loops_left = 0;                               // guarded by mutex
+  std::vector<std::function<void()>> on_drained;    // guarded by mutex
+
+  // Called by each loop thread as it ends; the last one reports drained.
+  void loop_finished() {
+    std::vector<std::function<void()>> callbacks;
+    {
+      std::lock_guard<std::mutex> guard{mutex};
+      if (--loops_left > 0)
+        return;
+      callbacks.swap(on_drained);
+    }
+    for (auto& f : callbacks)
+      if (f)
+        f();
+  }
+};
+
+server::server(server_options options, std::shared_ptr<handler> h)
+  : options_(std::move(options)), handler_(std::move(h)) {}
+
+server::~server() {
+  abort();
+  join_threads();
+}
+
+bool server::running() const {
+  if (!state_)
+    return false;
+  std::lock_guard<std::mutex> guard{state_->mutex};
+  return state_->loops_left > 0;
+}
+
+runtime::status server::open_loops(std::vector<std::shared_ptr<loop>>& loops) {
+  if (options_.thread_count < 1)
+    return runtime::invalid_argument("thread_count must be at least 1");
+  if (handler_ == nullptr)
+    return runtime::invalid_argument("the HTTP transport needs a handler");
+  auto addr = resolve_address(options_.address, options_.port);
+  if (!addr)
+    return addr.error();
+  for (int i = 0; i < options_.thread_count; ++i) {
+    auto l = std::make_shared<loop>(options_, handler_);
+    loops.push_back(l);
+    runtime::status st;
+    if (i > 0 && !options_.reuse_port) {
+      st = l->open_shared(*loops.front());
+    } else {
+      // Every reuse_port loop binds the port the first one got.
+      if (i > 0)
+        addr = resolve_address(options_.address, loops.front()->port());
+      st = l->open(*addr);
+    }
+    if (!st)
+      return st;
+  }
+  return runtime::status::ok();
+}
+
+runtime::status server::start() {
+  if (running())
+    return runtime::unavailable("the HTTP transport is running already");
+  join_threads();
+  std::vector<std::shared_ptr<loop>> loops;
+  if (auto st = open_loops(loops); !st) {
+    for (auto& l : loops)
+      l->dispose();
+    return st;
+  }
+  bound_port_ = loops.front()->port();
+  state_ = std::make_shared<run_state>();
+  state_->loops_left = static_cast<int>(loops.size());
+  loops_ = std::move(loops);
+  for (auto& l : loops_)
+    threads_.emplace_back([l, state = state_] {
+      l->run();
+      state->loop_finished();
+    });
+  return runtime::status::ok();
+}
+
+void server::begin_stop(std::function<void()> drained) {
+  bool now = true;
+  if (state_) {
+    std::lock_guard<std::mutex> guard{state_->mutex};
+    if (state_->loops_left > 0) {
+      state_->on_drained.push_back(std::move(drained));
+      now = false;
+    }
+  }
+  if (now) {
+    if (drained)
+      drained();
+    return;
+  }
+  for (auto& l : loops_)
+    l->command(loop_command::drain);
+}
+
+void server::abort() {
+  for (auto& l : loops_)
+    l->command(loop_command::abort);
+}
+
+void server::join_threads() {
+  for (auto& t : threads_) {
+    // A drained callback may destroy the server on its own loop thread.
+    if (t.get_id() == std::this_thread::get_id())
+      t.detach();
+    else if (t.joinable())
+      t.join();
+  }
+  threads_.clear();
+  loops_.clear();
+}
+
+} // namespace conch::transports::http
