@@ -66,6 +66,7 @@ void instance_actor::execute(runtime::backends::batch& jobs) {
     job->times().exec_start = start;
     batch_size += runtime::batching::job_batch_size(*job, max_batch_size_);
   }
+  stats_->count_execution(batch_size);
   try {
     instance_->execute(jobs);
   } catch (const std::exception& e) {
@@ -90,8 +91,8 @@ void instance_actor::execute(runtime::backends::batch& jobs) {
       job->fail(runtime::internal_error("model instance '" + context_.name
                                         + "' returned without answering a request"));
   }
-  stats_->record_execution(batch_size, start, input_end ? input_end : start,
-                           output_start ? output_start : end, end);
+  stats_->record_execution_times(batch_size, start, input_end ? input_end : start,
+                                 output_start ? output_start : end, end);
 }
 
 } // namespace conch::actors

@@ -27,19 +27,29 @@ void model_statistics::on_dequeue(std::size_t n) noexcept {
     metrics_->add_pending(-static_cast<int64_t>(n));
 }
 
-void model_statistics::record_execution(std::size_t batch_size, uint64_t exec_start,
-                                        uint64_t input_end, uint64_t output_start,
-                                        uint64_t exec_end) noexcept {
+void model_statistics::count_execution(std::size_t batch_size) noexcept {
   execution_count_.fetch_add(1, std::memory_order_relaxed);
   inference_count_.fetch_add(batch_size, std::memory_order_relaxed);
+  last_inference_.store(wall_ms(), std::memory_order_relaxed);
+  if (metrics_)
+    metrics_->record_execution(batch_size);
+}
+
+void model_statistics::record_execution_times(std::size_t batch_size, uint64_t exec_start,
+                                              uint64_t input_end, uint64_t output_start,
+                                              uint64_t exec_end) noexcept {
   // A missing middle timestamp moves its phase's time into the next phase.
   uint64_t infer_from = input_end != 0 ? input_end : exec_start;
   uint64_t infer_to = output_start != 0 ? output_start : exec_end;
   batches_.record(batch_size, span_ns(exec_start, input_end), span_ns(infer_from, infer_to),
                   span_ns(output_start, exec_end));
-  last_inference_.store(wall_ms(), std::memory_order_relaxed);
-  if (metrics_)
-    metrics_->record_execution(batch_size);
+}
+
+void model_statistics::record_execution(std::size_t batch_size, uint64_t exec_start,
+                                        uint64_t input_end, uint64_t output_start,
+                                        uint64_t exec_end) noexcept {
+  count_execution(batch_size);
+  record_execution_times(batch_size, exec_start, input_end, output_start, exec_end);
 }
 
 void model_statistics::record_load_duration(double seconds) noexcept {

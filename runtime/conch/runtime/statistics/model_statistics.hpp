@@ -55,8 +55,17 @@ class model_statistics : public job_observer {
   /// rejected or cancelled while queued.
   void on_dequeue(std::size_t n) noexcept;
 
-  /// One model execution of `batch_size` inferences with its timestamps
-  /// (now_ns(); 0 when not reached).
+  /// Counts one model execution of `batch_size` inferences. An instance
+  /// calls it before the backend runs, so that the counts include a request
+  /// by the time its client hears the answer.
+  void count_execution(std::size_t batch_size) noexcept;
+
+  /// The timestamps (now_ns(); 0 when not reached) of an execution counted
+  /// with count_execution.
+  void record_execution_times(std::size_t batch_size, uint64_t exec_start, uint64_t input_end,
+                              uint64_t output_start, uint64_t exec_end) noexcept;
+
+  /// count_execution and record_execution_times together.
   void record_execution(std::size_t batch_size, uint64_t exec_start, uint64_t input_end,
                         uint64_t output_start, uint64_t exec_end) noexcept;
 
