@@ -57,8 +57,9 @@ asan: setup $(ASAN)/CMakeCache.txt
 	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:suppressions=$(CURDIR)/cmake/ubsan.supp \
 	  ctest -j$(JOBS) --output-on-failure --timeout 600
 
-bench: build
+bench: build python
 	$(BUILD)/bin/conch-bench-inprocess
+	.venv/bin/python bench/python/inprocess_bench.py
 
 clean:
 	rm -rf $(BUILD) $(ASAN)

@@ -32,6 +32,10 @@ bool backend_request::deliver(runtime::inference_response&& r, runtime::failure_
   if (final_sent_)
     return false;
   final_sent_ = r.final || !r.error.is_ok();
+  if (deferring_ && failure == nullptr) {
+    deferred_.push_back(std::move(r));
+    return true;
+  }
   if (failure != nullptr)
     job_->fail(std::move(r.error), *failure);
   else
@@ -75,6 +79,19 @@ void backend_request::fail(const std::string& message, errc code) {
   if (!delivered)
     raise(errc::unsupported, "the final response of request '" + request().id
                                + "' was sent already");
+}
+
+void backend_request::defer(bool on) noexcept {
+  std::lock_guard<std::mutex> guard{mu_};
+  deferring_ = on;
+}
+
+void backend_request::flush() noexcept {
+  std::lock_guard<std::mutex> guard{mu_};
+  deferring_ = false;
+  for (auto& r : deferred_)
+    job_->respond(std::move(r));
+  deferred_.clear();
 }
 
 void backend_request::fail_unless_answered(const std::string& message) noexcept {

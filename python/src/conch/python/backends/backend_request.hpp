@@ -58,6 +58,12 @@ class backend_request {
 
   bool final_sent() const;
 
+  /// While deferring, responses are kept instead of delivered; `flush`
+  /// delivers them. A backend's own thread defers while it holds the GIL,
+  /// so that the client, woken by the response, finds the GIL free.
+  void defer(bool on) noexcept;
+  void flush() noexcept;
+
  private:
   /// Delivers `r` unless the final response went out; false when it had.
   bool deliver(runtime::inference_response&& r, runtime::failure_kind* failure);
@@ -66,6 +72,8 @@ class backend_request {
   std::shared_ptr<const model_facts> facts_;
   mutable std::mutex mu_;
   bool final_sent_ = false;
+  bool deferring_ = false;
+  std::vector<runtime::inference_response> deferred_;
 };
 
 using backend_request_ptr = std::shared_ptr<backend_request>;

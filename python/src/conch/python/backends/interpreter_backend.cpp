@@ -56,8 +56,13 @@ class interpreter_instance final : public rb::backend_instance {
   void execute(rb::batch& jobs) override {
     std::vector<backend_request_ptr> requests;
     requests.reserve(jobs.size());
-    for (auto& job : jobs)
+    for (auto& job : jobs) {
       requests.push_back(std::make_shared<backend_request>(job, facts_));
+      // The responses of a non-decoupled model go out once this thread let
+      // go of the GIL, which the client needs next.
+      if (!facts_->decoupled)
+        requests.back()->defer(true);
+    }
     std::string failure;
     bool ran = with_gil([&] {
       py::list batch(requests.size());
@@ -71,6 +76,8 @@ class interpreter_instance final : public rb::backend_instance {
     });
     if (!ran)
       failure = interpreter_gone;
+    for (auto& r : requests)
+      r->flush();
     if (!failure.empty()) {
       for (auto& r : requests)
         r->fail_unless_answered(failure);
