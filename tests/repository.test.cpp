@@ -1,5 +1,5 @@
 // The model repository through the public API: control modes, load, unload,
-// overrides, version policies and polling.
+// overrides, version policies, polling and registered repositories.
 
 #include <algorithm>
 #include <filesystem>
@@ -522,6 +522,90 @@ TEST_F(repository, poll_is_unsupported_outside_poll_mode) {
     auto srv = start(options_for(repo_.str(), mode));
     ASSERT_TRUE(srv) << srv.error().to_string();
     EXPECT_EQ(srv->poll_repository().code(), errc::unsupported);
+    ASSERT_TRUE(srv->stop().is_ok());
+  }
+}
+
+// -- registered repositories ---------------------------------------------------------
+
+TEST_F(repository, a_registered_repository_serves_models_by_their_mapped_names) {
+  temp_repository other;
+  other.add_model("dir_d", identity_config("dir_d"));
+  other.add_model("e", identity_config("e"));
+  auto srv = start(explicit_options());
+  ASSERT_TRUE(srv) << srv.error().to_string();
+  auto st = srv->register_model_repository(other.str(), {{"dir_d", "d"}});
+  ASSERT_TRUE(st.is_ok()) << st.to_string();
+  auto index = srv->repository_index();
+  ASSERT_TRUE(index);
+  ASSERT_EQ(entries_of(*index, "d").size(), 1u);
+  EXPECT_EQ(entries_of(*index, "d")[0].state, model_state::unknown);
+  EXPECT_EQ(entries_of(*index, "e").size(), 1u);
+  EXPECT_TRUE(entries_of(*index, "dir_d").empty());
+
+  EXPECT_EQ(srv->load("dir_d").code(), errc::not_found);
+  ASSERT_TRUE(srv->load("d").is_ok());
+  auto config = srv->model_config("d");
+  ASSERT_TRUE(config);
+  EXPECT_EQ((*config)->name(), "d");
+  EXPECT_TRUE(infer_sync(*srv, fp32_request("d", "1")).error.is_ok());
+
+  // Unregistered, the repository's models are gone from the index, but the
+  // loaded one serves until it is unloaded, and then cannot load again.
+  ASSERT_TRUE(srv->unregister_model_repository(other.str()).is_ok());
+  index = srv->repository_index();
+  ASSERT_TRUE(index);
+  EXPECT_TRUE(entries_of(*index, "e").empty());
+  EXPECT_TRUE(srv->model_ready("d"));
+  EXPECT_TRUE(infer_sync(*srv, fp32_request("d", "2")).error.is_ok());
+  ASSERT_TRUE(srv->unload("d").is_ok());
+  EXPECT_EQ(srv->load("d").code(), errc::not_found);
+}
+
+TEST_F(repository, registration_errors_follow_triton) {
+  temp_repository other;
+  other.add_model("x", identity_config("x"));
+  other.add_model("y", identity_config("y"));
+  auto srv = start(explicit_options());
+  ASSERT_TRUE(srv) << srv.error().to_string();
+  EXPECT_EQ(srv->register_model_repository(repo_.str()).code(), errc::already_exists);
+  EXPECT_EQ(srv->register_model_repository(other.str() + "/missing").code(),
+            errc::invalid_argument);
+  auto st = srv->register_model_repository(other.str(), {{"x", "a"}});
+  EXPECT_EQ(st.code(), errc::already_exists);
+  EXPECT_NE(st.message().find("'a'"), std::string::npos) << st.message();
+  EXPECT_EQ(srv->register_model_repository(other.str(), {{"x", "m"}, {"y", "m"}}).code(),
+            errc::invalid_argument);
+  EXPECT_EQ(srv->unregister_model_repository(other.str()).code(), errc::invalid_argument);
+  ASSERT_TRUE(srv->register_model_repository(other.str()).is_ok());
+  EXPECT_EQ(srv->register_model_repository(other.str()).code(), errc::already_exists);
+}
+
+TEST_F(repository, a_name_in_two_repositories_loads_once_one_is_unregistered) {
+  temp_repository other;
+  other.add_model("a", identity_config("a", 4));
+  auto srv = start(explicit_options());
+  ASSERT_TRUE(srv) << srv.error().to_string();
+  ASSERT_TRUE(srv->register_model_repository(other.str()).is_ok());
+  auto st = srv->load("a");
+  EXPECT_EQ(st.code(), errc::invalid_argument);
+  EXPECT_NE(st.message().find("appears in multiple repositories"), std::string::npos)
+    << st.message();
+  ASSERT_TRUE(srv->unregister_model_repository(repo_.str()).is_ok());
+  ASSERT_TRUE(srv->load("a").is_ok());
+  auto config = srv->model_config("a");
+  ASSERT_TRUE(config);
+  EXPECT_EQ((*config)->max_batch_size(), 4);
+}
+
+TEST_F(repository, registration_is_unsupported_outside_explicit_mode) {
+  temp_repository other;
+  for (auto mode : {control_mode::none, control_mode::poll}) {
+    SCOPED_TRACE(static_cast<int>(mode));
+    auto srv = start(options_for(repo_.str(), mode));
+    ASSERT_TRUE(srv) << srv.error().to_string();
+    EXPECT_EQ(srv->register_model_repository(other.str()).code(), errc::unsupported);
+    EXPECT_EQ(srv->unregister_model_repository(repo_.str()).code(), errc::unsupported);
     ASSERT_TRUE(srv->stop().is_ok());
   }
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import os
 import threading
 import time
 import weakref
@@ -10,7 +11,7 @@ from typing import Any, Optional, Union
 
 from . import _conch, _logging
 from ._enums import MetricFormat
-from ._errors import InvalidArgumentError, UnavailableError, UnsupportedError
+from ._errors import InvalidArgumentError, UnavailableError
 from ._logging import logger
 from ._model import Model
 from ._options import Options
@@ -209,11 +210,27 @@ class Server:
     def register_model_repository(
         self, repository_path: str, name_mapping: Optional[dict[str, str]] = None
     ) -> None:
-        """Not supported by Conch yet (UnsupportedError)."""
-        self._native()
-        raise UnsupportedError("registering model repositories is not supported by Conch yet")
+        """Adds the model repository at `repository_path` (EXPLICIT mode only,
+        else UnsupportedError). `name_mapping` maps a model directory of it to
+        the model name it is known by, e.g. {"dir_a": "model_a"}; the other
+        directories keep their own names. Its models show in models() and
+        load on request. Raises InvalidArgumentError for a path that is not a
+        directory or a bad mapping, AlreadyExistsError for a path already
+        registered or a mapped name another repository already uses."""
+        native = self._native()
+        path = os.fspath(repository_path)
+        mapping = dict(name_mapping or {})
+        for directory, name in mapping.items():
+            if not isinstance(directory, str) or not isinstance(name, str):
+                raise InvalidArgumentError(
+                    "name_mapping must map str directory names to str model names, "
+                    f"got {directory!r}: {name!r}"
+                )
+        native.register_model_repository(path, mapping)
 
     def unregister_model_repository(self, repository_path: str) -> None:
-        """Not supported by Conch yet (UnsupportedError)."""
-        self._native()
-        raise UnsupportedError("registering model repositories is not supported by Conch yet")
+        """Removes a registered model repository and its name mapping
+        (EXPLICIT mode only). Models loaded from it keep serving until
+        unloaded. Raises InvalidArgumentError when no repository is
+        registered at `repository_path`."""
+        self._native().unregister_model_repository(os.fspath(repository_path))

@@ -129,8 +129,8 @@ def test_metrics_count_inferences(example_server: conch.Server) -> None:
     assert 'model="identity_fp32"' in text
 
 
-def test_registering_repositories_is_unsupported(example_server: conch.Server) -> None:
-    with pytest.raises(conch.UnsupportedError):
+def test_registering_repositories_needs_explicit_mode(example_server: conch.Server) -> None:
+    with pytest.raises(conch.UnsupportedError, match="not EXPLICIT"):
         example_server.register_model_repository("/tmp")
 
 

@@ -25,6 +25,8 @@ repository_actor::repository_actor(caf::actor_config& cfg, server_options option
     pool_(std::move(adapter_pool)),
     allow_detached_(allow_detached),
     table_(std::make_shared<model_table>()) {
+  roots_ = runtime::repository::roots_of(
+    std::vector<fs::path>(options_.model_repository.begin(), options_.model_repository.end()));
   gpu_count_ = options_.gpu_count;
   if (gpu_count_ < 0) {
     auto memory = runtime::get_device_memory();
@@ -58,6 +60,12 @@ caf::behavior repository_actor::make_behavior() {
         [rp](status st) mutable { rp.deliver(std::move(st)); });
       return rp;
     },
+    [this](register_atom, repository_root_ptr& root) -> status {
+      if (!root)
+        return runtime::invalid_argument("no repository to register");
+      return register_root(*root);
+    },
+    [this](unregister_atom, std::string& path) { return unregister_root(path); },
     [this](poll_atom) { return poll(); },
     [this](timer_atom) {
       if (stopping_)
@@ -135,17 +143,15 @@ void repository_actor::run_exclusive(const std::string& name, std::function<void
 }
 
 std::vector<std::string> repository_actor::names_in_repositories() const {
-  std::vector<fs::path> repos(options_.model_repository.begin(), options_.model_repository.end());
   std::vector<std::string> out;
-  for (const auto& m : runtime::repository::scan(repos).models)
+  for (const auto& m : runtime::repository::scan(roots_).models)
     out.push_back(m.name);
   return out;
 }
 
 caf::result<std::vector<std::string>> repository_actor::initial_load() {
   auto rp = make_response_promise();
-  std::vector<fs::path> repos(options_.model_repository.begin(), options_.model_repository.end());
-  auto scanned = runtime::repository::scan(repos);
+  auto scanned = runtime::repository::scan(roots_);
   auto failures = std::make_shared<std::vector<std::string>>();
   for (auto& [what, st] : scanned.errors)
     failures->push_back(st.message());
@@ -191,8 +197,7 @@ caf::result<std::vector<std::string>> repository_actor::initial_load() {
 caf::result<status> repository_actor::poll() {
   if (options_.model_control_mode != control_mode::poll)
     return runtime::unsupported("poll is only allowed in POLL mode");
-  std::vector<fs::path> repos(options_.model_repository.begin(), options_.model_repository.end());
-  auto scanned = runtime::repository::scan(repos);
+  auto scanned = runtime::repository::scan(roots_);
   std::map<std::string, runtime::repository::model_location> found;
   for (auto& m : scanned.models)
     found.emplace(m.name, m);

@@ -17,6 +17,7 @@
 #include "conch/actors/server_flags.hpp"
 #include "conch/actors/server_options.hpp"
 #include "conch/runtime/backends/registry.hpp"
+#include "conch/runtime/repository/repository_root.hpp"
 #include "conch/runtime/statistics/metrics_registry.hpp"
 
 namespace conch::actors {
@@ -26,6 +27,8 @@ namespace conch::actors {
 /// interval, EXPLICIT), answers the index, and publishes every change of
 /// the model table to the adapter pool before it answers the request that
 /// caused it. Operations on one model run one at a time, in arrival order.
+/// It owns the list of repositories it reads, which starts as the options'
+/// model_repository and changes by registration (EXPLICIT mode only).
 class repository_actor : public caf::event_based_actor {
  public:
   repository_actor(caf::actor_config& cfg, server_options options,
@@ -65,6 +68,10 @@ class repository_actor : public caf::event_based_actor {
                               const std::filesystem::path& repository,
                               const runtime::backends::model_factory& factory);
 
+  // -- repository roots (repository_roots.cpp) -----------------------------------
+  runtime::status register_root(const runtime::repository::repository_root& root);
+  runtime::status unregister_root(const std::string& path);
+
   // -- control --------------------------------------------------------------------
   caf::result<std::vector<std::string>> initial_load();
   caf::result<runtime::status> poll();
@@ -78,6 +85,8 @@ class repository_actor : public caf::event_based_actor {
   std::vector<std::string> names_in_repositories() const;
 
   server_options options_;
+  /// The repositories read by scans and loads, in registration order.
+  std::vector<runtime::repository::repository_root> roots_;
   std::shared_ptr<runtime::statistics::metrics_registry> metrics_;
   std::shared_ptr<server_flags> flags_;
   caf::actor pool_;

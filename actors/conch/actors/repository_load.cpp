@@ -22,7 +22,7 @@ namespace {
 
 // Where the model lives: an override directory written from the load's file
 // contents, or the model's folder in the repositories.
-runtime::result<repo::model_location> locate(const server_options& options,
+runtime::result<repo::model_location> locate(const std::vector<repo::repository_root>& roots,
                                              const std::string& name,
                                              const load_parameters* params,
                                              const fs::path& override_base, fs::path& override_dir) {
@@ -37,13 +37,15 @@ runtime::result<repo::model_location> locate(const server_options& options,
     override_dir = *dir;
     return repo::model_location{name, dir->parent_path(), *dir};
   }
-  std::vector<fs::path> repos(options.model_repository.begin(), options.model_repository.end());
-  auto found = repo::find(repos, name);
-  if (!found)
+  auto found = repo::find_all(roots, name);
+  if (found.size() > 1)
+    return runtime::invalid_argument("failed to load '" + name + "', model '" + name
+                                     + "' appears in multiple repositories");
+  if (found.empty())
     return runtime::not_found("failed to load '" + name
                               + "', no version is available: no model directory named '" + name
                               + "' in the model repository");
-  return *found;
+  return std::move(found.front());
 }
 
 std::map<std::string, std::string> metric_tags(const inference::ModelConfig& config) {
@@ -98,7 +100,7 @@ void repository_actor::load(const std::string& name, load_parameters_ptr params,
     return done(runtime::unavailable("server is stopping"));
   auto started = runtime::now_ns();
   fs::path override_dir;
-  auto location = locate(options_, name, params.get(), override_base_, override_dir);
+  auto location = locate(roots_, name, params.get(), override_base_, override_dir);
   if (!location)
     return done(location.error());
   // On any failure before the schedulers start, the new override goes again.

@@ -9,6 +9,7 @@
 #include <caf/allowed_unsafe_message_type.hpp>
 
 #include "conch/actors/model_state.hpp"
+#include "conch/runtime/repository/repository_root.hpp"
 
 namespace conch::actors {
 
@@ -33,7 +34,11 @@ struct index_entry {
 
 using index_ptr = std::shared_ptr<const std::vector<index_entry>>;
 
+/// A repository to register: its path and name mapping.
+using repository_root_ptr = std::shared_ptr<const runtime::repository::repository_root>;
+
 } // namespace conch::actors
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(conch::actors::load_parameters_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(conch::actors::index_ptr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(conch::actors::repository_root_ptr)

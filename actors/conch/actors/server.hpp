@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -97,6 +98,22 @@ class server {
   runtime::status load(const std::string& name, load_parameters parameters = {});
   runtime::status unload(const std::string& name, bool unload_dependents = false);
   runtime::status poll_repository();
+
+  // -- repository registration (server_repositories.cpp) -------------------------------
+
+  /// Adds the model repository at `path` (EXPLICIT mode only; UNSUPPORTED
+  /// otherwise). `name_mapping` maps a model directory of it to the model
+  /// name it is known by; unmapped directories keep their own names. The new
+  /// models show in the index at once and load on request. INVALID_ARG for
+  /// a path that is not a directory or a bad mapping, ALREADY_EXISTS for a
+  /// path already registered or a mapped name another repository uses.
+  runtime::status register_model_repository(
+    const std::string& path, const std::map<std::string, std::string>& name_mapping = {});
+
+  /// Removes the model repository at `path` and its mapping (EXPLICIT mode
+  /// only). Models loaded from it keep serving until unloaded. INVALID_ARG
+  /// when no repository is registered at `path`.
+  runtime::status unregister_model_repository(const std::string& path);
 
   // -- inference ----------------------------------------------------------------------
 

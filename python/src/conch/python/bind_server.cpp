@@ -53,6 +53,12 @@ void bind_server(py::module_& m) {
          py::arg("files") = std::vector<std::pair<std::string, py::bytes>>{})
     .def("unload", &py_server::unload, py::arg("name"), py::arg("unload_dependents") = false)
     .def("poll_repository", &py_server::poll_repository)
+    .def("register_model_repository", &py_server::register_model_repository, py::arg("path"),
+         py::arg("name_mapping") = std::map<std::string, std::string>{},
+         "Adds a model repository; name_mapping maps a model directory to the name "
+         "it is known by (EXPLICIT mode; GIL released).")
+    .def("unregister_model_repository", &py_server::unregister_model_repository,
+         py::arg("path"), "Removes a registered model repository (EXPLICIT mode).")
     .def("infer", &infer, py::arg("model_name"), py::arg("model_version"), py::arg("inputs"),
          py::arg("parameters"), py::arg("request_id"), py::arg("flags"),
          py::arg("correlation_id"), py::arg("priority"), py::arg("timeout"),

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -58,6 +59,12 @@ class py_server {
   void unload(const std::string& name, bool unload_dependents);
   /// Applies repository changes (POLL mode; GIL released).
   void poll_repository();
+  /// Adds a model repository with a name mapping, directory -> model name
+  /// (EXPLICIT mode; GIL released).
+  void register_model_repository(const std::string& path,
+                                 const std::map<std::string, std::string>& name_mapping);
+  /// Removes a registered model repository (EXPLICIT mode; GIL released).
+  void unregister_model_repository(const std::string& path);
 
   // -- inference -----------------------------------------------------------------
 

@@ -72,6 +72,18 @@ void py_server::poll_repository() {
   throw_if_error(st);
 }
 
+void py_server::register_model_repository(
+  const std::string& path, const std::map<std::string, std::string>& name_mapping) {
+  auto st = blocking(
+    [&](actors::server& s) { return s.register_model_repository(path, name_mapping); });
+  throw_if_error(st);
+}
+
+void py_server::unregister_model_repository(const std::string& path) {
+  auto st = blocking([&](actors::server& s) { return s.unregister_model_repository(path); });
+  throw_if_error(st);
+}
+
 submitted_request py_server::infer(const request_fields& fields, py::object on_response) {
   run_deferred();
   auto h = host();

@@ -122,6 +122,9 @@ result<inference::ModelConfig> load_model_config(const model_location& location,
   if (!read) // An override's error already says "Invalid config override".
     return override_json ? read.error() : naming(read.error(), file);
   inference::ModelConfig config = std::move(*read);
+  // A mapped model is known by its mapped name, whatever its file says.
+  if (location.mapped)
+    config.set_name(location.name);
   if (config.backend().empty() && config.platform().empty()) {
     if (auto backend = guess_backend(config, location.path))
       config.set_backend(*backend);

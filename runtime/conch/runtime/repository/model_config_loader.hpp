@@ -25,7 +25,8 @@ struct config_load_options {
 /// Without a file and with `strict_model_config` off it starts from a
 /// configuration holding only the name. When neither `backend` nor `platform`
 /// is set, the backend is guessed from the model file in a version directory
-/// (model.py -> python, model.onnx -> onnxruntime). With `strict_model_config`
+/// (model.py -> python, model.onnx -> onnxruntime). A mapped location gives
+/// the configuration its mapped name. With `strict_model_config`
 /// off the backend's `complete_config` then runs, if it has one. Errors name
 /// the file (or the override). Reads the file system; never throws.
 result<inference::ModelConfig> load_model_config(

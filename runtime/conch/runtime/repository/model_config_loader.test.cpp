@@ -152,3 +152,15 @@ TEST_F(model_config_loader_test, backend_completer_runs_only_without_strict) {
   ASSERT_TRUE(strict_config.has_value()) << strict_config.error().to_string();
   EXPECT_EQ(strict_config->parameters().count("completed"), 0u);
 }
+
+TEST_F(model_config_loader_test, a_mapped_location_gives_the_configuration_its_mapped_name) {
+  tmp_.write("repo/m/config.pbtxt", valid_config);
+  tmp_.make_dir("repo/m/1");
+  model_location mapped{"renamed", repo_, location_.path, true};
+  auto config = load_model_config(mapped, strict());
+  ASSERT_TRUE(config.has_value()) << config.error().to_string();
+  EXPECT_EQ(config->name(), "renamed");
+  // Unmapped, a name that differs from the directory's stays an error.
+  model_location unmapped{"renamed", repo_, location_.path, false};
+  EXPECT_FALSE(load_model_config(unmapped, strict()).has_value());
+}

@@ -122,3 +122,70 @@ TEST_F(scan_test, find_rejects_names_that_leave_the_repository) {
   EXPECT_FALSE(find({repo}, "").has_value());
   EXPECT_FALSE(find({repo}, ".").has_value());
 }
+
+// -- roots with a name mapping ---------------------------------------------------
+
+TEST_F(scan_test, a_mapped_directory_is_listed_by_its_mapped_name_only) {
+  auto repo = tmp_.make_dir("repo");
+  tmp_.make_dir("repo/dir_a");
+  tmp_.make_dir("repo/plain");
+  auto r = scan(std::vector<repository_root>{{repo, {{"dir_a", "model_a"}}}});
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_EQ(names_of(r), (std::vector<std::string>{"model_a", "plain"}));
+  EXPECT_EQ(r.models[0].path, repo / "dir_a");
+  EXPECT_EQ(r.models[0].repository, repo);
+  EXPECT_TRUE(r.models[0].mapped);
+  EXPECT_FALSE(r.models[1].mapped);
+}
+
+TEST_F(scan_test, a_mapping_to_a_missing_directory_lists_nothing) {
+  auto repo = tmp_.make_dir("repo");
+  auto r = scan(std::vector<repository_root>{{repo, {{"absent", "model_a"}}}});
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_TRUE(r.models.empty());
+  EXPECT_FALSE(find(std::vector<repository_root>{{repo, {{"absent", "model_a"}}}}, "model_a"));
+}
+
+TEST_F(scan_test, a_mapped_name_wins_over_unmapped_directories_of_that_name) {
+  auto a = tmp_.make_dir("a");
+  auto b = tmp_.make_dir("b");
+  tmp_.make_dir("a/m");
+  tmp_.make_dir("a/other");
+  tmp_.make_dir("b/m");
+  std::vector<repository_root> roots{{a, {{"other", "m"}}}, {b, {}}};
+  auto r = scan(roots);
+  EXPECT_TRUE(r.errors.empty());
+  // a/m and b/m would clash, but the mapping names the winner.
+  ASSERT_EQ(names_of(r), (std::vector<std::string>{"m"}));
+  EXPECT_EQ(r.models[0].path, a / "other");
+  auto found = find(roots, "m");
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->path, a / "other");
+  EXPECT_TRUE(found->mapped);
+  EXPECT_FALSE(find(roots, "other").has_value());
+}
+
+TEST_F(scan_test, find_does_not_know_a_mapped_directory_by_its_own_name) {
+  auto repo = tmp_.make_dir("repo");
+  tmp_.make_dir("repo/dir_a");
+  std::vector<repository_root> roots{{repo, {{"dir_a", "model_a"}}}};
+  EXPECT_FALSE(find(roots, "dir_a").has_value());
+  auto found = find(roots, "model_a");
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->name, "model_a");
+  EXPECT_EQ(found->path, repo / "dir_a");
+}
+
+TEST_F(scan_test, two_mappings_to_one_name_are_ambiguous) {
+  auto a = tmp_.make_dir("a");
+  auto b = tmp_.make_dir("b");
+  tmp_.make_dir("a/x");
+  tmp_.make_dir("b/y");
+  std::vector<repository_root> roots{{a, {{"x", "m"}}}, {b, {{"y", "m"}}}};
+  auto r = scan(roots);
+  EXPECT_TRUE(r.models.empty());
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].first, "m");
+  EXPECT_EQ(find_all(roots, "m").size(), 2u);
+  EXPECT_FALSE(find(roots, "m").has_value());
+}
