@@ -1,0 +1,149 @@
+#include "conch/transports/http/kserve/codec/encode_infer_response.hpp"
+
+#include <variant>
+
+#include "conch/transports/http/kserve/codec/binary_extension.hpp"
+#include "conch/transports/http/kserve/codec/classification.hpp"
+#include "conch/transports/http/kserve/codec/encode_error.hpp"
+#include "conch/transports/http/kserve/codec/json_tensor_write.hpp"
+#include "conch/transports/http/owned_bytes.hpp"
+
+namespace conch::transports::http::kserve::codec {
+
+namespace {
+
+using runtime::status;
+
+// What the encoder gathers besides the JSON text.
+struct binary_part {
+  std::vector<runtime::buffer> blobs;
+  bool any = false;
+};
+
+void write_string(json_writer& w, std::string_view s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+void write_parameters(json_writer& w, const runtime::parameter_list& params) {
+  w.StartObject();
+  for (const auto& p : params) {
+    write_string(w, p.name);
+    std::visit(
+      [&w](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::string>)
+          write_string(w, v);
+        else if constexpr (std::is_same_v<T, bool>)
+          w.Bool(v);
+        else if constexpr (std::is_same_v<T, int64_t>)
+          w.Int64(v);
+        else
+          w.Double(v);
+      },
+      p.value);
+  }
+  w.EndObject();
+}
+
+void write_head(json_writer& w, const runtime::tensor& t) {
+  w.Key("name");
+  write_string(w, t.name);
+  w.Key("datatype");
+  write_string(w, runtime::data_type_name(t.type));
+  w.Key("shape");
+  w.StartArray();
+  for (auto d : t.shape)
+    w.Int64(d);
+  w.EndArray();
+}
+
+status write_data(json_writer& w, const runtime::tensor& t, bool binary, binary_part& bin) {
+  if (!t.data.host_accessible())
+    return runtime::internal_error("output '" + t.name + "' is not in host memory");
+  if (!binary) {
+    w.Key("data");
+    return write_json_tensor_data(w, t);
+  }
+  w.Key("parameters");
+  w.StartObject();
+  w.Key("binary_data_size");
+  w.Uint64(t.data.size());
+  w.EndObject();
+  bin.any = true;
+  if (!t.data.empty())
+    bin.blobs.push_back(t.data);
+  return status::ok();
+}
+
+status write_output(json_writer& w, const runtime::tensor& produced, const decoded_infer& how,
+                    binary_part& bin) {
+  const auto* listed = how.listed_output(produced.name);
+  const runtime::tensor* t = &produced;
+  runtime::tensor classified;
+  if (listed != nullptr && listed->classification > 0) {
+    auto c = classify(produced, listed->classification, how.model_batches, listed->labels);
+    if (!c)
+      return c.error();
+    classified = std::move(*c);
+    t = &classified;
+  }
+  w.StartObject();
+  write_head(w, *t);
+  if (listed == nullptr || !listed->shared_memory) {
+    bool binary = how.raw_binary || (listed != nullptr ? listed->binary : how.binary_data_output);
+    CONCH_RUNTIME_RETURN_IF_ERROR(write_data(w, *t, binary, bin));
+  }
+  w.EndObject();
+  return status::ok();
+}
+
+status write_response(json_writer& w, const runtime::inference_response& r,
+                      const decoded_infer& how, binary_part& bin) {
+  w.StartObject();
+  if (!r.id.empty()) {
+    w.Key("id");
+    write_string(w, r.id);
+  }
+  w.Key("model_name");
+  write_string(w, r.model_name);
+  w.Key("model_version");
+  write_string(w, std::to_string(r.model_version));
+  if (!r.parameters.empty()) {
+    w.Key("parameters");
+    write_parameters(w, r.parameters);
+  }
+  w.Key("outputs");
+  w.StartArray();
+  for (const auto& o : r.outputs)
+    CONCH_RUNTIME_RETURN_IF_ERROR(write_output(w, o, how, bin));
+  w.EndArray();
+  w.EndObject();
+  return status::ok();
+}
+
+} // namespace
+
+response encode_infer_response(const runtime::inference_response& r, const decoded_infer& how) {
+  if (!r.error.is_ok())
+    return encode_error(r.error);
+  std::string header;
+  string_output stream{header};
+  json_writer w{stream};
+  binary_part bin;
+  if (auto st = write_response(w, r, how, bin); !st)
+    return encode_error(st);
+  response out{200};
+  if (bin.any) {
+    out.headers.set("Content-Type", "application/octet-stream");
+    out.headers.set(inference_header_content_length, std::to_string(header.size()));
+  } else {
+    out.headers.set("Content-Type", "application/json");
+  }
+  out.body.reserve(1 + bin.blobs.size());
+  out.body.push_back(owned_bytes(std::move(header)));
+  for (auto& b : bin.blobs)
+    out.body.push_back(std::move(b));
+  return out;
+}
+
+} // namespace conch::transports::http::kserve::codec

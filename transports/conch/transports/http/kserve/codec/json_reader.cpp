@@ -1,0 +1,72 @@
+#include "conch/transports/http/kserve/codec/json_reader.hpp"
+
+#include <rapidjson/error/en.h>
+
+namespace conch::transports::http::kserve::codec {
+
+using runtime::status;
+
+status parse_json(std::string_view text, rapidjson::Document& doc) {
+  constexpr unsigned flags = rapidjson::kParseIterativeFlag | rapidjson::kParseNanAndInfFlag;
+  doc.Parse<flags>(text.data(), text.size());
+  if (!doc.HasParseError())
+    return status::ok();
+  return runtime::invalid_argument(std::string{"failed to parse the request JSON buffer: "}
+                                   + rapidjson::GetParseError_En(doc.GetParseError()) + " at "
+                                   + std::to_string(doc.GetErrorOffset()));
+}
+
+const rapidjson::Value* find_member(const rapidjson::Value& object,
+                                    std::string_view name) noexcept {
+  if (!object.IsObject())
+    return nullptr;
+  rapidjson::Value key{rapidjson::StringRef(name.data(), name.size())};
+  auto it = object.FindMember(key);
+  return it == object.MemberEnd() ? nullptr : &it->value;
+}
+
+status parse_error(std::string_view field, std::string_view reason) {
+  std::string m = "Unable to parse '";
+  m += field;
+  m += "': ";
+  m += reason;
+  return runtime::invalid_argument(std::move(m));
+}
+
+status read_string(const rapidjson::Value& object, std::string_view name, std::string& out) {
+  auto* v = find_member(object, name);
+  if (v == nullptr)
+    return status::ok();
+  if (!v->IsString())
+    return parse_error(name, "expected a string");
+  out.assign(v->GetString(), v->GetStringLength());
+  return status::ok();
+}
+
+status read_uint(const rapidjson::Value& object, std::string_view name, uint64_t& out) {
+  auto* v = find_member(object, name);
+  if (v == nullptr)
+    return status::ok();
+  if (!v->IsUint64())
+    return parse_error(name, "expected an unsigned integer");
+  out = v->GetUint64();
+  return status::ok();
+}
+
+status read_bool(const rapidjson::Value& object, std::string_view name, bool& out) {
+  auto* v = find_member(object, name);
+  if (v == nullptr)
+    return status::ok();
+  if (!v->IsBool())
+    return parse_error(name, "expected a boolean");
+  out = v->GetBool();
+  return status::ok();
+}
+
+status require_string(const rapidjson::Value& object, std::string_view name, std::string& out) {
+  if (find_member(object, name) == nullptr)
+    return parse_error(name, "the field is missing");
+  return read_string(object, name, out);
+}
+
+} // namespace conch::transports::http::kserve::codec

@@ -1,0 +1,50 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <rapidjson/document.h>
+
+#include "conch/runtime/status.hpp"
+
+namespace conch::transports::http::kserve::codec {
+
+/// Deepest nesting of arrays accepted in a tensor's JSON `data`.
+inline constexpr int max_json_nesting = 100;
+
+/// Parses `text` (not NUL-terminated) into `doc`. Iterative, so deep nesting
+/// cannot exhaust the stack; NaN and Infinity are accepted as numbers. A
+/// failure is invalid_argument "failed to parse the request JSON buffer: ...".
+runtime::status parse_json(std::string_view text, rapidjson::Document& doc);
+
+/// The member `name` of `object`, or nullptr when absent or `object` is not
+/// an object.
+const rapidjson::Value* find_member(const rapidjson::Value& object, std::string_view name) noexcept;
+
+/// Reads optional member `name` of `object` as a string into `out`; absent
+/// leaves `out` alone. A non-string is invalid_argument
+/// "Unable to parse '<name>': expected a string".
+runtime::status read_string(const rapidjson::Value& object, std::string_view name,
+                            std::string& out);
+
+/// As read_string, for a JSON unsigned integer.
+runtime::status read_uint(const rapidjson::Value& object, std::string_view name, uint64_t& out);
+
+/// As read_string, for a JSON boolean.
+runtime::status read_bool(const rapidjson::Value& object, std::string_view name, bool& out);
+
+/// Reads required member `name` as a string; absent is invalid_argument
+/// "Unable to parse '<name>': the field is missing".
+runtime::status require_string(const rapidjson::Value& object, std::string_view name,
+                               std::string& out);
+
+/// invalid_argument "Unable to parse '<field>': <reason>".
+runtime::status parse_error(std::string_view field, std::string_view reason);
+
+/// `v` as a string_view (strings may hold NUL bytes). Requires v.IsString().
+inline std::string_view string_of(const rapidjson::Value& v) noexcept {
+  return {v.GetString(), v.GetStringLength()};
+}
+
+} // namespace conch::transports::http::kserve::codec
