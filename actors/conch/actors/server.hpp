@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -9,6 +10,7 @@
 #include <caf/actor_system.hpp>
 
 #include "conch/actors/frontend_transport.hpp"
+#include "conch/actors/log_settings.hpp"
 #include "conch/actors/model_metadata.hpp"
 #include "conch/actors/repository_messages.hpp"
 #include "conch/actors/server_options.hpp"
@@ -115,6 +117,25 @@ class server {
   /// when no repository is registered at `path`.
   runtime::status unregister_model_repository(const std::string& path);
 
+  // -- repository, without blocking ----------------------------------------------------
+
+  /// Receives the index from repository_index_async.
+  using index_callback = std::function<void(runtime::result<std::vector<index_entry>>)>;
+  /// Receives the outcome of load_async or unload_async.
+  using status_callback = std::function<void(runtime::status)>;
+
+  /// As repository_index, but returns at once; `done` runs once, on a thread
+  /// of the actor system. May be called from any thread, the scheduler's too.
+  void repository_index_async(bool ready_only, index_callback done) const;
+
+  /// As load, but returns at once; `done` runs once, on a thread of the
+  /// actor system, when the model is READY or failed.
+  void load_async(const std::string& name, load_parameters parameters, status_callback done);
+
+  /// As unload, but returns at once; `done` runs once, on a thread of the
+  /// actor system.
+  void unload_async(const std::string& name, bool unload_dependents, status_callback done);
+
   // -- inference ----------------------------------------------------------------------
 
   /// Submits a request. `on_response` receives every response (several for a
@@ -134,6 +155,10 @@ class server {
 
   /// The Prometheus text exposition of the server's metric families.
   std::string metrics_text() const;
+
+  /// The logging settings the server owns (the logging extension reads and
+  /// changes them). Thread-safe.
+  log_settings_store& logging() const;
 
   struct core;
 

@@ -37,6 +37,7 @@ struct server::core {
   std::shared_ptr<runtime::statistics::metrics_registry> metrics;
   std::shared_ptr<adapter_slots> slots;
   std::shared_ptr<inprocess_frontend> inprocess = std::make_shared<inprocess_frontend>();
+  std::shared_ptr<log_settings_store> logging = std::make_shared<log_settings_store>();
   caf::actor supervisor;
   caf::actor repository;
   std::mutex stop_mu;

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace conch::actors {
+
+/// One group of restricted endpoints: requests to the listed features must
+/// carry header `key` with value `value`.
+struct http_feature_group {
+  /// The header's name.
+  std::string key;
+  /// The value it must have.
+  std::string value;
+  /// "health", "metadata", "inference", "shared-memory", "model-config",
+  /// "model-repository", "statistics", "trace" or "logging".
+  std::vector<std::string> features;
+};
+
+/// Options of the KServe HTTP frontend. The fields up to
+/// header_forward_pattern equal Python's KServeHttp.Options; the others are
+/// Conch's additions.
+struct http_options {
+  /// The address to listen on (an IPv4 or IPv6 literal).
+  std::string address = "0.0.0.0";
+  /// The TCP port, 0 to 65535; 0 picks a free one (see http_frontend::port).
+  int port = 8000;
+  /// Give each loop thread its own listening socket with SO_REUSEPORT.
+  bool reuse_port = false;
+  /// The number of libuv loop threads; at least 1.
+  int thread_count = 8;
+  /// A regular expression; request headers whose names match become string
+  /// parameters of inference requests. Empty: none.
+  std::string header_forward_pattern;
+  /// Endpoint groups behind a required header. Not supported yet (TODO
+  /// issue 4): a non-empty list makes start() fail with UNSUPPORTED.
+  std::vector<http_feature_group> restricted_features;
+  /// Conch: requests waiting on the server (inference, repository changes)
+  /// at most in flight; beyond it they get 503 at once. 0: no limit.
+  int64_t max_inflight = 4096;
+  /// Conch: the largest request body in bytes, before and after
+  /// decompression (400 beyond it).
+  size_t max_input_size = 64 * 1024 * 1024;
+};
+
+} // namespace conch::actors
+
+namespace conch {
+using actors::http_options;
+} // namespace conch

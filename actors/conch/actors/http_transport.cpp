@@ -1,0 +1,17 @@
+#include "conch/actors/http_transport.hpp"
+
+namespace conch::actors {
+
+http_transport::http_transport(transports::http::server_options options,
+                               std::shared_ptr<transports::http::kserve::kserve_handler> handler)
+  : server_(std::move(options), std::move(handler)) {}
+
+runtime::status http_transport::start() { return server_.start(); }
+
+void http_transport::begin_stop(std::function<void()> drained) {
+  server_.begin_stop(std::move(drained));
+}
+
+void http_transport::abort() { server_.abort(); }
+
+} // namespace conch::actors

@@ -1,0 +1,32 @@
+#pragma once
+
+#include <memory>
+
+#include "conch/actors/frontend_transport.hpp"
+#include "conch/transports/http/kserve/kserve_handler.hpp"
+#include "conch/transports/http/server.hpp"
+
+namespace conch::actors {
+
+/// The KServe HTTP frontend's transport, as its frontend supervisor drives
+/// it: the HTTP server with the KServe handler. Called by the supervisor,
+/// one call at a time; `port()` may be read by any thread once start()
+/// returned.
+class http_transport final : public frontend_transport {
+ public:
+  http_transport(transports::http::server_options options,
+                 std::shared_ptr<transports::http::kserve::kserve_handler> handler);
+
+  std::string name() const override { return "HTTP"; }
+  runtime::status start() override;
+  void begin_stop(std::function<void()> drained) override;
+  void abort() override;
+
+  /// The bound port; 0 before start.
+  uint16_t port() const noexcept { return server_.bound_port(); }
+
+ private:
+  transports::http::server server_;
+};
+
+} // namespace conch::actors

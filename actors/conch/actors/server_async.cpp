@@ -1,0 +1,72 @@
+// The repository operations of conch::server that return at once: each
+// spawns a short-lived actor that sends one request to the repository and
+// hands the answer to the caller's callback, then ends. No thread waits.
+
+#include <type_traits>
+
+#include <caf/event_based_actor.hpp>
+
+#include "conch/actors/messages.hpp"
+#include "conch/actors/server.hpp"
+#include "conch/actors/server_core.hpp"
+
+namespace conch::actors {
+
+using runtime::status;
+
+namespace {
+
+status not_running(const caf::error& err) {
+  return runtime::unavailable("server is not running: " + to_string(err));
+}
+
+// Sends (xs...) to `dest` from a fresh actor and passes the answer, or an
+// UNAVAILABLE status for a repository that is gone, to `done`. The actor
+// has no behavior of its own, so it ends once the answer is handled.
+template <class Answer, class Callback, class... Ts>
+void ask_async(caf::actor_system& sys, const caf::actor& dest, Callback done, Ts... xs) {
+  auto shared = std::make_shared<Callback>(std::move(done));
+  if (!dest) {
+    (*shared)(runtime::unavailable("server is not running"));
+    return;
+  }
+  // Spawning notes the actor system on the calling thread for CAF's logger;
+  // forget it again, as the blocking methods do.
+  caller_thread_guard guard;
+  sys.spawn([dest, shared, xs...](caf::event_based_actor* self) {
+    self->request(dest, caf::infinite, xs...)
+      .then([shared](Answer& answer) { (*shared)(std::move(answer)); },
+            [shared](caf::error& err) { (*shared)(not_running(err)); });
+  });
+}
+
+} // namespace
+
+void server::repository_index_async(bool ready_only, index_callback done) const {
+  auto to_entries = [done = std::move(done)](auto answer) {
+    using answer_type = decltype(answer);
+    if constexpr (std::is_same_v<answer_type, status>)
+      done(std::move(answer));
+    else if (answer)
+      done(*answer);
+    else
+      done(runtime::internal_error("the repository sent no index"));
+  };
+  ask_async<index_ptr>(*core_->sys, core_->repository, std::move(to_entries), index_atom_v,
+                       ready_only);
+}
+
+void server::load_async(const std::string& name, load_parameters parameters,
+                        status_callback done) {
+  auto params = std::make_shared<const load_parameters>(std::move(parameters));
+  ask_async<status>(*core_->sys, core_->repository, std::move(done), load_atom_v, name, params);
+}
+
+void server::unload_async(const std::string& name, bool unload_dependents, status_callback done) {
+  ask_async<status>(*core_->sys, core_->repository, std::move(done), unload_atom_v, name,
+                    unload_dependents);
+}
+
+log_settings_store& server::logging() const { return *core_->logging; }
+
+} // namespace conch::actors

@@ -1,0 +1,142 @@
+#include "conch/actors/server_gateway.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+namespace conch::actors {
+
+namespace {
+
+transports::log_settings to_wire(const log_settings& s) {
+  return {s.log_file, s.log_info, s.log_warning, s.log_error, s.log_verbose_level, s.log_format};
+}
+
+transports::tensor_info to_wire(const tensor_metadata& t) {
+  return {t.name, t.datatype, t.shape};
+}
+
+} // namespace
+
+std::vector<std::string> http_extensions(const std::vector<std::string>& server_extensions) {
+  // The protocol's order (spec §1.3); only what is implemented is listed.
+  static constexpr std::array<std::string_view, 14> order{
+    "classification",     "sequence",           "model_repository",
+    "model_repository(unload_dependents)",      "schedule_policy",
+    "model_configuration", "system_shared_memory", "cuda_shared_memory",
+    "binary_tensor_data", "parameters",         "statistics",
+    "trace",              "logging",            "sequence(string_id)"};
+  auto have = server_extensions;
+  for (std::string_view own : {"binary_tensor_data", "logging"})
+    if (std::find(have.begin(), have.end(), own) == have.end())
+      have.emplace_back(own);
+  std::vector<std::string> out;
+  for (auto name : order)
+    if (std::find(have.begin(), have.end(), name) != have.end())
+      out.emplace_back(name);
+  for (const auto& e : have)
+    if (std::find(order.begin(), order.end(), e) == order.end())
+      out.push_back(e);
+  return out;
+}
+
+bool server_gateway::live() const { return srv_.live(); }
+
+bool server_gateway::ready() const { return srv_.ready(); }
+
+transports::server_info server_gateway::server_metadata() const {
+  auto m = srv_.metadata();
+  return {m.name, m.version, http_extensions(m.extensions)};
+}
+
+runtime::status server_gateway::model_ready(const std::string& name, int64_t version) const {
+  if (srv_.model_ready(name, version))
+    return runtime::status::ok();
+  // Not READY: the lookup says whether the model or version exists at all.
+  auto config = srv_.model_config(name, version);
+  if (config)
+    return runtime::status::ok();
+  // A model the repository knows whose versions are all unloaded or failed
+  // exists but is not ready (400), unlike an unknown one (404).
+  const auto& err = config.error();
+  if (err.code() == runtime::errc::not_found
+      && err.message().find("has no available versions") != std::string::npos)
+    return runtime::unavailable(err.message());
+  return err;
+}
+
+runtime::result<transports::model_info> server_gateway::model_metadata(const std::string& name,
+                                                                       int64_t version) const {
+  auto m = srv_.model_metadata(name, version);
+  if (!m)
+    return m.error();
+  transports::model_info out;
+  out.name = m->name;
+  out.versions = version >= 0 ? std::vector<std::string>{std::to_string(version)} : m->versions;
+  out.platform = m->platform;
+  for (const auto& t : m->inputs)
+    out.inputs.push_back(to_wire(t));
+  for (const auto& t : m->outputs)
+    out.outputs.push_back(to_wire(t));
+  return out;
+}
+
+runtime::result<std::shared_ptr<const inference::ModelConfig>>
+server_gateway::model_config(const std::string& name, int64_t version) const {
+  return srv_.model_config(name, version);
+}
+
+runtime::result<std::vector<runtime::statistics::statistics_snapshot>>
+server_gateway::model_statistics(const std::string& name, int64_t version) const {
+  return srv_.model_statistics(name, version);
+}
+
+void server_gateway::repository_index(
+  bool ready_only,
+  transports::completion<runtime::result<std::vector<transports::repository_entry>>> done) {
+  srv_.repository_index_async(ready_only, [done = std::move(done)](
+                                            runtime::result<std::vector<index_entry>> index) {
+    if (!index) {
+      done(index.error());
+      return;
+    }
+    std::vector<transports::repository_entry> out;
+    out.reserve(index->size());
+    for (const auto& e : *index)
+      out.push_back({e.name, e.version, std::string{model_state_name(e.state)}, e.reason});
+    done(std::move(out));
+  });
+}
+
+void server_gateway::load(std::string name, transports::load_request request,
+                          transports::completion<runtime::status> done) {
+  load_parameters params;
+  params.config_json = std::move(request.config_json);
+  params.files = std::move(request.files);
+  srv_.load_async(name, std::move(params), std::move(done));
+}
+
+void server_gateway::unload(std::string name, bool unload_dependents,
+                            transports::completion<runtime::status> done) {
+  srv_.unload_async(name, unload_dependents, std::move(done));
+}
+
+transports::log_settings server_gateway::logging() const { return to_wire(srv_.logging().get()); }
+
+runtime::result<transports::log_settings>
+server_gateway::update_logging(const transports::log_settings_update& update) {
+  log_settings_change change{update.log_info, update.log_warning, update.log_error,
+                             update.log_verbose_level, update.log_format};
+  auto s = srv_.logging().apply(change);
+  if (!s)
+    return s.error();
+  return to_wire(*s);
+}
+
+transports::cancel_fn server_gateway::infer(runtime::inference_request request,
+                                            runtime::response_callback on_response) {
+  auto handle = srv_.infer(std::move(request), std::move(on_response));
+  return [handle] { handle.cancel(); };
+}
+
+} // namespace conch::actors

@@ -1,0 +1,48 @@
+#pragma once
+
+#include "conch/actors/server.hpp"
+#include "conch/transports/gateway.hpp"
+
+namespace conch::actors {
+
+/// The transports' gateway over a conch::server: lookups read the server's
+/// published model table, repository operations use its asynchronous
+/// variants, inference goes through server::infer. Holds a handle of the
+/// server, so the server lives as long as this does. Thread-safe.
+class server_gateway final : public transports::gateway {
+ public:
+  explicit server_gateway(server srv) : srv_(std::move(srv)) {}
+
+  bool live() const override;
+  bool ready() const override;
+  transports::server_info server_metadata() const override;
+  runtime::status model_ready(const std::string& name, int64_t version) const override;
+  runtime::result<transports::model_info> model_metadata(const std::string& name,
+                                                         int64_t version) const override;
+  runtime::result<std::shared_ptr<const inference::ModelConfig>>
+  model_config(const std::string& name, int64_t version) const override;
+  runtime::result<std::vector<runtime::statistics::statistics_snapshot>>
+  model_statistics(const std::string& name, int64_t version) const override;
+  void repository_index(
+    bool ready_only,
+    transports::completion<runtime::result<std::vector<transports::repository_entry>>> done)
+    override;
+  void load(std::string name, transports::load_request request,
+            transports::completion<runtime::status> done) override;
+  void unload(std::string name, bool unload_dependents,
+              transports::completion<runtime::status> done) override;
+  transports::log_settings logging() const override;
+  runtime::result<transports::log_settings>
+  update_logging(const transports::log_settings_update& update) override;
+  transports::cancel_fn infer(runtime::inference_request request,
+                              runtime::response_callback on_response) override;
+
+ private:
+  server srv_;
+};
+
+/// The extensions of the KServe HTTP frontend: the server's own, plus what
+/// the frontend implements itself, in the protocol's order.
+std::vector<std::string> http_extensions(const std::vector<std::string>& server_extensions);
+
+} // namespace conch::actors

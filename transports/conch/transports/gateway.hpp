@@ -1,0 +1,168 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "conch/runtime/inference_request.hpp"
+#include "conch/runtime/inference_response.hpp"
+#include "conch/runtime/result.hpp"
+#include "conch/runtime/statistics/statistics_snapshot.hpp"
+#include "model_config.pb.h"
+
+namespace conch::transports {
+
+/// Server metadata: the name, the version and the protocol extensions the
+/// server implements, in the order the KServe protocol lists them.
+struct server_info {
+  std::string name;
+  std::string version;
+  std::vector<std::string> extensions;
+};
+
+/// One input or output of a model: name, protocol datatype ("FP32") and
+/// shape, with -1 for the batch dimension of a batching model.
+struct tensor_info {
+  std::string name;
+  std::string datatype;
+  std::vector<int64_t> shape;
+};
+
+/// Model metadata as the KServe protocol reports it.
+struct model_info {
+  std::string name;
+  /// The requested version, or every READY version when none was requested.
+  std::vector<std::string> versions;
+  /// config.platform, or config.backend when the platform is empty.
+  std::string platform;
+  std::vector<tensor_info> inputs;
+  std::vector<tensor_info> outputs;
+};
+
+/// One row of the repository index.
+struct repository_entry {
+  std::string name;
+  /// Empty for a model that was found but never loaded.
+  std::string version;
+  /// "READY", "UNAVAILABLE", "LOADING", "UNLOADING" or "UNKNOWN".
+  std::string state;
+  /// Why the version is not READY; empty otherwise.
+  std::string reason;
+};
+
+/// What a load asks for beyond the model's name.
+struct load_request {
+  /// A ModelConfig in protobuf JSON that replaces config.pbtxt.
+  std::optional<std::string> config_json;
+  /// ("file:<version>/<path>", contents) pairs that replace the model's files.
+  std::vector<std::pair<std::string, std::string>> files;
+};
+
+/// The logging settings of the logging extension.
+struct log_settings {
+  /// The file logs go to; empty for standard error.
+  std::string log_file;
+  bool log_info = true;
+  bool log_warning = true;
+  bool log_error = true;
+  /// 0 turns verbose logging off.
+  uint32_t log_verbose_level = 0;
+  /// "default" or "ISO8601".
+  std::string log_format = "default";
+};
+
+/// A change of the logging settings: only the fields that hold a value change.
+struct log_settings_update {
+  std::optional<bool> log_info;
+  std::optional<bool> log_warning;
+  std::optional<bool> log_error;
+  std::optional<uint32_t> log_verbose_level;
+  std::optional<std::string> log_format;
+};
+
+/// Cancels a request in flight; harmless once it completed. Thread-safe.
+using cancel_fn = std::function<void()>;
+
+/// Receives the outcome of an asynchronous operation, once, on a thread of
+/// the server (never the caller's loop thread unless documented otherwise).
+template <class T>
+using completion = std::function<void(T)>;
+
+/// The only door from a network transport into the server: the operations
+/// the protocol handlers need, in plain types. Nothing here blocks. The
+/// lookups answer at once from state the server publishes; what needs the
+/// server's actors answers through a callback. Every method is thread-safe.
+class gateway {
+ public:
+  virtual ~gateway() = default;
+
+  // -- health and metadata ---------------------------------------------------
+
+  /// True while the server runs.
+  virtual bool live() const = 0;
+
+  /// True while the server admits requests and its models are ready.
+  virtual bool ready() const = 0;
+
+  /// The server's name, version and implemented extensions.
+  virtual server_info server_metadata() const = 0;
+
+  // -- models ----------------------------------------------------------------
+
+  /// Ok when the version (-1: any) is READY; NOT_FOUND for an unknown model
+  /// or version; another error when the version exists but is not READY.
+  virtual runtime::status model_ready(const std::string& name, int64_t version) const = 0;
+
+  /// The metadata of a READY version (-1: the highest).
+  virtual runtime::result<model_info> model_metadata(const std::string& name,
+                                                     int64_t version) const = 0;
+
+  /// The normalised configuration of a READY version (-1: the highest).
+  virtual runtime::result<std::shared_ptr<const inference::ModelConfig>>
+  model_config(const std::string& name, int64_t version) const = 0;
+
+  /// Statistics of READY versions: every model when `name` is empty, every
+  /// version of `name` when `version` is -1.
+  virtual runtime::result<std::vector<runtime::statistics::statistics_snapshot>>
+  model_statistics(const std::string& name, int64_t version) const = 0;
+
+  // -- repository ------------------------------------------------------------
+
+  /// Lists the repository's models (only READY versions with `ready_only`).
+  virtual void repository_index(
+    bool ready_only, completion<runtime::result<std::vector<repository_entry>>> done) = 0;
+
+  /// Loads or reloads model `name`; `done` gets the outcome once it is READY
+  /// or failed.
+  virtual void load(std::string name, load_request request,
+                    completion<runtime::status> done) = 0;
+
+  /// Unloads model `name` (and the models only it needed, when asked).
+  virtual void unload(std::string name, bool unload_dependents,
+                      completion<runtime::status> done) = 0;
+
+  // -- logging ---------------------------------------------------------------
+
+  /// The current logging settings.
+  virtual log_settings logging() const = 0;
+
+  /// Applies `update` and returns the settings that result; INVALID_ARG for
+  /// a value out of range, nothing changed then.
+  virtual runtime::result<log_settings> update_logging(const log_settings_update& update) = 0;
+
+  // -- inference -------------------------------------------------------------
+
+  /// Submits a request. `on_response` receives every response, the last one
+  /// marked final, from the server's threads; errors arrive the same way.
+  /// Returns what cancels the request.
+  virtual cancel_fn infer(runtime::inference_request request,
+                          runtime::response_callback on_response) = 0;
+};
+
+using gateway_ptr = std::shared_ptr<gateway>;
+
+} // namespace conch::transports

@@ -1,0 +1,84 @@
+#include "conch/transports/http/kserve/kserve_handler.hpp"
+
+#include "conch/transports/http/kserve/json_reply.hpp"
+#include "conch/transports/http/kserve/router.hpp"
+#include "conch/transports/http/kserve/routes/routes.hpp"
+
+namespace conch::transports::http::kserve {
+
+namespace {
+
+using serve_fn = void (*)(route_call&&);
+
+serve_fn endpoint_function(endpoint e) {
+  switch (e) {
+    case endpoint::server_metadata: return serve_server_metadata;
+    case endpoint::health_live:
+    case endpoint::health_ready: return serve_health;
+    case endpoint::model_metadata: return serve_model_metadata;
+    case endpoint::model_ready: return serve_model_ready;
+    case endpoint::model_config: return serve_model_config;
+    case endpoint::model_infer: return serve_infer;
+    case endpoint::model_statistics:
+    case endpoint::all_statistics: return serve_statistics;
+    case endpoint::model_trace_setting:
+    case endpoint::trace_setting: return serve_trace;
+    case endpoint::logging: return serve_logging;
+    case endpoint::repository_index: return serve_repository_index;
+    case endpoint::repository_load: return serve_repository_load;
+    case endpoint::repository_unload: return serve_repository_unload;
+    // TODO(issue 4): shared memory, generate and generate_stream.
+    case endpoint::model_generate:
+    case endpoint::model_generate_stream:
+    case endpoint::system_shared_memory:
+    case endpoint::cuda_shared_memory: return serve_not_implemented;
+  }
+  return serve_not_implemented;
+}
+
+} // namespace
+
+runtime::result<std::shared_ptr<kserve_handler>>
+kserve_handler::make(kserve_handler_options options) {
+  if (!options.server)
+    return runtime::invalid_argument("a KServe handler needs a server");
+  route_settings settings{std::move(options.server), std::nullopt};
+  if (!options.header_forward_pattern.empty()) {
+    try {
+      settings.header_forward_pattern.emplace(options.header_forward_pattern,
+                                              std::regex::ECMAScript | std::regex::icase);
+    } catch (const std::regex_error& e) {
+      return runtime::invalid_argument("header_forward_pattern '" + options.header_forward_pattern
+                                       + "' is not a valid regular expression: " + e.what());
+    }
+  }
+  return std::shared_ptr<kserve_handler>{
+    new kserve_handler{std::move(settings), options.max_inflight}};
+}
+
+void kserve_handler::handle(request_ptr req, responder res) {
+  auto target = match_route(req->segments);
+  if (!target) {
+    auto code = target.error().code() == runtime::errc::not_found ? 404 : 400;
+    res.send(response::error(code, target.error().message()));
+    return;
+  }
+  if (!method_allowed(*target, req->method)) {
+    res.send(response::error(405, "Method Not Allowed"));
+    return;
+  }
+  // TODO(issue 4): restricted endpoint groups check feature_of(target) here.
+  admission::ticket ticket;
+  if (admitted(target->target)) {
+    ticket = admission_.try_admit();
+    if (!ticket) {
+      res.send(
+        error_reply(runtime::unavailable("the server is busy: too many requests in flight")));
+      return;
+    }
+  }
+  endpoint_function(target->target)(
+    route_call{settings_, std::move(*target), std::move(req), std::move(res), std::move(ticket)});
+}
+
+} // namespace conch::transports::http::kserve

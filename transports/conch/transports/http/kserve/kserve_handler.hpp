@@ -1,0 +1,51 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "conch/runtime/result.hpp"
+#include "conch/transports/gateway.hpp"
+#include "conch/transports/http/handler.hpp"
+#include "conch/transports/http/kserve/admission.hpp"
+#include "conch/transports/http/kserve/route_call.hpp"
+
+namespace conch::transports::http::kserve {
+
+/// What a KServe HTTP handler is made from.
+struct kserve_handler_options {
+  /// The server the requests go to.
+  gateway_ptr server;
+  /// Requests that wait on the server (inference, repository changes) at
+  /// most in flight; beyond it they get 503 at once. 0: no limit.
+  int64_t max_inflight = 0;
+  /// A regular expression (ECMAScript, case-insensitive); request headers
+  /// whose names it finds a match in become parameters of inference
+  /// requests. Empty: none.
+  std::string header_forward_pattern;
+};
+
+/// The KServe v2 HTTP protocol over the HTTP transport: routes each request
+/// (404 for unknown paths, 405 for a method an endpoint does not take),
+/// admits the ones that wait on the server, and hands each to its endpoint
+/// in routes/. Runs on the loop threads; never blocks. Thread-safe.
+class kserve_handler final : public handler {
+ public:
+  /// A handler; INVALID_ARG when the header pattern is not a valid regular
+  /// expression.
+  static runtime::result<std::shared_ptr<kserve_handler>> make(kserve_handler_options options);
+
+  void handle(request_ptr req, responder res) override;
+
+  /// Requests admitted and not yet answered.
+  int64_t in_flight() const noexcept { return admission_.in_flight(); }
+
+ private:
+  kserve_handler(route_settings settings, int64_t max_inflight)
+    : settings_(std::move(settings)), admission_(max_inflight) {}
+
+  route_settings settings_;
+  admission admission_;
+};
+
+} // namespace conch::transports::http::kserve

@@ -1,0 +1,112 @@
+#include <memory>
+#include <optional>
+
+#include "conch/transports/http/compression.hpp"
+#include "conch/transports/http/kserve/codec/decode_infer_request.hpp"
+#include "conch/transports/http/kserve/codec/encode_error.hpp"
+#include "conch/transports/http/kserve/codec/encode_infer_response.hpp"
+#include "conch/transports/http/kserve/header_forwarding.hpp"
+#include "conch/transports/http/kserve/raw_binary_input.hpp"
+#include "conch/transports/http/kserve/routes/routes.hpp"
+
+namespace conch::transports::http::kserve {
+
+namespace {
+
+// What one inference keeps until its answer is sent. The callbacks of the
+// server share it; they never run concurrently for one request.
+struct pending_infer {
+  codec::decoded_infer how;
+  responder res;
+  admission::ticket ticket;
+  // Weak: the request holds the cancel hook, which holds the job, which
+  // holds this.
+  std::weak_ptr<request> req;
+  std::optional<runtime::inference_response> early;  // a non-final response
+
+  void answer(response resp) {
+    if (auto r = req.lock())
+      compress_for(*r, resp);
+    res.send(std::move(resp));
+    ticket.reset();
+  }
+
+  void on_response(runtime::inference_response&& r) {
+    if (!r.error.is_ok()) {
+      answer(codec::encode_error(r.error));
+      return;
+    }
+    if (!r.final) {
+      if (early)
+        answer(codec::encode_error(runtime::internal_error("expected a single response, got 2")));
+      else
+        early = std::move(r);
+      return;
+    }
+    if (early && !r.outputs.empty()) {
+      answer(codec::encode_error(runtime::internal_error("expected a single response, got 2")));
+      return;
+    }
+    answer(codec::encode_infer_response(early ? *early : r, how));
+  }
+};
+
+runtime::status unsupported_shared_memory() {
+  // TODO(issue 4): shared memory.
+  return runtime::unsupported("shared memory is not supported by this server yet");
+}
+
+// Decodes the request and fills in what the configuration decides.
+runtime::result<codec::decoded_infer> decode(const route_call& call,
+                                             const inference::ModelConfig& config) {
+  auto decoded = codec::decode_infer_request(*call.req, call.target.model, call.target.version);
+  if (!decoded)
+    return decoded.error();
+  if (!decoded->shared_memory_inputs.empty())
+    return unsupported_shared_memory();
+  for (const auto& o : decoded->outputs)
+    if (o.shared_memory)
+      return unsupported_shared_memory();
+  if (decoded->raw_binary)
+    CONCH_RUNTIME_RETURN_IF_ERROR(complete_raw_input(config, *decoded));
+  decoded->model_batches = config.max_batch_size() > 0;
+  if (const auto& pattern = call.settings.header_forward_pattern)
+    CONCH_RUNTIME_RETURN_IF_ERROR(
+      forward_headers(call.req->headers, *pattern, decoded->request.parameters));
+  return decoded;
+}
+
+} // namespace
+
+void serve_infer(route_call&& call) {
+  auto& server = *call.settings.server;
+  auto config = server.model_config(call.target.model, call.target.version);
+  if (!config) {
+    call.res.send(codec::encode_error(config.error()));
+    return;
+  }
+  if ((*config)->model_transaction_policy().decoupled()) {
+    call.res.send(codec::encode_error(runtime::unsupported(
+      "HTTP end point doesn't support models with decoupled transaction policy")));
+    return;
+  }
+  auto decoded = decode(call, **config);
+  if (!decoded) {
+    call.res.send(codec::encode_error(decoded.error()));
+    return;
+  }
+  auto request = std::move(decoded->request);
+  auto pending = std::make_shared<pending_infer>(pending_infer{
+    std::move(*decoded), std::move(call.res), std::move(call.ticket), call.req, std::nullopt});
+  auto cancel = server.infer(std::move(request), [pending](runtime::inference_response&& r) {
+    pending->on_response(std::move(r));
+  });
+  // A client that leaves cancels its request; the hook is dropped once the
+  // answer is written.
+  call.req->on_cancel([cancel = std::move(cancel)] {
+    if (cancel)
+      cancel();
+  });
+}
+
+} // namespace conch::transports::http::kserve
