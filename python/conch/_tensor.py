@@ -311,7 +311,12 @@ def native_input(name: str, value: Any) -> tuple:
     if type(value) is numpy.ndarray and value.dtype.kind not in _BYTES_KINDS:
         array = _host_array(value)
         return (name, _data_type_of(array).value, array.shape, array)
-    tensor = Tensor._from_object(value)
+    return tensor_tuple(name, Tensor._from_object(value))
+
+
+def tensor_tuple(name: str, tensor: Tensor) -> tuple:
+    """The 8-item tensor tuple the extension takes for a Tensor: (name,
+    data_type, shape, data_ptr, size, memory_type, memory_type_id, owner)."""
     buffer = tensor.memory_buffer
     return (
         name,

@@ -13,7 +13,7 @@ import numpy
 
 from .. import _conch
 from .._enums import DataType, MemoryType
-from .._tensor import MemoryBuffer, Tensor as _Tensor, native_input
+from .._tensor import MemoryBuffer, Tensor as _Tensor, native_input, tensor_tuple
 from .pb_types import NUMPY_BY_CODE, TritonModelException
 
 __all__ = ["Tensor"]
@@ -157,15 +157,4 @@ class Tensor:
             return (name, data_type, shape, data_ptr, size, memory_type, memory_id, owner)
         if self._array is not None and self._tensor is None:
             return native_input(self._name, self._array)
-        tensor = self._conch_tensor()
-        buffer = tensor.memory_buffer
-        return (
-            self._name,
-            int(tensor.data_type),
-            [int(d) for d in tensor.shape],
-            buffer.data_ptr,
-            buffer.size,
-            int(buffer.memory_type),
-            buffer.memory_type_id,
-            buffer.owner,
-        )
+        return tensor_tuple(self._name, self._conch_tensor())

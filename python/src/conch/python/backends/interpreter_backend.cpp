@@ -33,6 +33,26 @@ std::string message_of(py::error_already_set& e) {
   }
 }
 
+/// Runs `fn` with the GIL. A Python exception it raises becomes an error
+/// status of `code` with the exception's message; a finalizing interpreter
+/// makes it UNAVAILABLE.
+template <class F>
+status call_python(F&& fn, runtime::errc code = runtime::errc::internal) {
+  std::string failure;
+  bool ran = with_gil([&] {
+    try {
+      fn();
+    } catch (py::error_already_set& e) {
+      failure = message_of(e);
+    }
+  });
+  if (!ran)
+    return runtime::unavailable(interpreter_gone);
+  if (!failure.empty())
+    return status{code, std::move(failure)};
+  return status::ok();
+}
+
 std::string kind_name(inference::ModelInstanceGroup::Kind kind) {
   return inference::ModelInstanceGroup::Kind_Name(kind);
 }
@@ -63,24 +83,17 @@ class interpreter_instance final : public rb::backend_instance {
       if (!facts_->decoupled)
         requests.back()->defer(true);
     }
-    std::string failure;
-    bool ran = with_gil([&] {
+    auto outcome = call_python([&] {
       py::list batch(requests.size());
       for (size_t i = 0; i < requests.size(); ++i)
         batch[i] = py::cast(requests[i]);
-      try {
-        python_half().attr("execute")(py::handle(runner_.get()), batch);
-      } catch (py::error_already_set& e) {
-        failure = message_of(e);
-      }
+      python_half().attr("execute")(py::handle(runner_.get()), batch);
     });
-    if (!ran)
-      failure = interpreter_gone;
     for (auto& r : requests)
       r->flush();
-    if (!failure.empty()) {
+    if (!outcome) {
       for (auto& r : requests)
-        r->fail_unless_answered(failure);
+        r->fail_unless_answered(outcome.message());
       return;
     }
     if (facts_->decoupled)
@@ -107,24 +120,17 @@ class interpreter_model final : public rb::backend_model {
   runtime::result<std::unique_ptr<rb::backend_instance>>
   create_instance(const rb::instance_context& ctx) override {
     py_ref instance;
-    std::string failure;
-    bool ran = with_gil([&] {
+    auto outcome = call_python([&] {
       py::dict d;
       d["name"] = ctx.name;
       d["kind"] = kind_name(ctx.kind);
       d["device_id"] = ctx.device_id;
       d["index"] = ctx.index;
-      try {
-        auto made = python_half().attr("create_instance")(py::handle(runner_.get()), d);
-        instance = py_ref::borrow(made.ptr());
-      } catch (py::error_already_set& e) {
-        failure = message_of(e);
-      }
+      auto made = python_half().attr("create_instance")(py::handle(runner_.get()), d);
+      instance = py_ref::borrow(made.ptr());
     });
-    if (!ran)
-      return runtime::unavailable(interpreter_gone);
-    if (!failure.empty())
-      return runtime::internal_error(failure);
+    if (!outcome)
+      return outcome;
     return std::unique_ptr<rb::backend_instance>{
       std::make_unique<interpreter_instance>(std::move(instance), facts_)};
   }
@@ -152,8 +158,7 @@ runtime::result<std::unique_ptr<rb::backend_model>> load(const std::string& back
     return runtime::internal_error("model '" + ctx.name + "': no configuration");
   auto config_json = runtime::model_config::to_json(*ctx.config);
   py_ref runner;
-  std::string failure;
-  bool ran = with_gil([&] {
+  auto outcome = call_python([&] {
     py::dict d;
     d["name"] = ctx.name;
     d["version"] = ctx.version;
@@ -161,18 +166,12 @@ runtime::result<std::unique_ptr<rb::backend_model>> load(const std::string& back
     d["version_path"] = ctx.version_path.string();
     d["repository_path"] = ctx.repository_path.string();
     d["config_json"] = config_json;
-    try {
-      d["config"] = py::module_::import("json").attr("loads")(config_json);
-      auto made = python_half().attr("load_model")(backend, d);
-      runner = py_ref::borrow(made.ptr());
-    } catch (py::error_already_set& e) {
-      failure = message_of(e);
-    }
+    d["config"] = py::module_::import("json").attr("loads")(config_json);
+    auto made = python_half().attr("load_model")(backend, d);
+    runner = py_ref::borrow(made.ptr());
   });
-  if (!ran)
-    return runtime::unavailable(interpreter_gone);
-  if (!failure.empty())
-    return runtime::internal_error(failure);
+  if (!outcome)
+    return outcome;
   return std::unique_ptr<rb::backend_model>{
     std::make_unique<interpreter_model>(std::move(runner), facts_of(ctx))};
 }
@@ -181,21 +180,16 @@ status complete(const std::string& backend, inference::ModelConfig& config,
                 const std::filesystem::path& model_path) {
   auto config_json = runtime::model_config::to_json(config);
   std::string completed;
-  std::string failure;
-  bool ran = with_gil([&] {
-    try {
+  auto outcome = call_python(
+    [&] {
       auto json = py::module_::import("json");
       auto out = python_half().attr("complete_config")(backend, json.attr("loads")(config_json),
                                                        model_path.string());
       completed = json.attr("dumps")(out).cast<std::string>();
-    } catch (py::error_already_set& e) {
-      failure = message_of(e);
-    }
-  });
-  if (!ran)
-    return runtime::unavailable(interpreter_gone);
-  if (!failure.empty())
-    return runtime::invalid_argument(failure);
+    },
+    runtime::errc::invalid_argument);
+  if (!outcome)
+    return outcome;
   auto parsed = runtime::model_config::from_json(completed);
   if (!parsed)
     return parsed.error().with_prefix("the configuration auto-completed by the " + backend
