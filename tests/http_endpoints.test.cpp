@@ -59,7 +59,7 @@ TEST_F(http_endpoints, server_metadata_lists_what_conch_implements) {
   EXPECT_EQ(ext, (std::vector<std::string>{"model_repository",
                                            "model_repository(unload_dependents)",
                                            "schedule_policy", "model_configuration",
-                                           "binary_tensor_data", "parameters", "statistics",
+                                           "system_shared_memory", "binary_tensor_data", "parameters", "statistics",
                                            "logging"}));
 }
 
@@ -244,17 +244,6 @@ TEST_F(http_endpoints, wrong_methods_get_405) {
   expect("GET", "/v2/repository/index", 405, body);
   expect("POST", "/v2/models/stats", 405, body);
   expect("GET", "/v2/systemsharedmemory/region/r/register", 405, body);
-}
-
-TEST_F(http_endpoints, endpoints_still_to_come_answer_501) {
-  for (auto [method, target] : {std::pair{"GET", "/v2/systemsharedmemory/status"},
-                                std::pair{"POST", "/v2/cudasharedmemory/unregister"},
-                                std::pair{"POST", "/v2/models/simple/generate"}}) {
-    auto r = call(method, target, "{}");
-    ASSERT_TRUE(r);
-    EXPECT_EQ(r->status, 501) << target << ": " << r->body;
-    EXPECT_NE(r->body.find("not supported by this server yet"), std::string::npos);
-  }
 }
 
 } // namespace

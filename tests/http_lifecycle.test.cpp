@@ -62,7 +62,9 @@ TEST_F(http_lifecycle, bad_options_fail_at_start) {
   bad([](auto& o) { o.port = 70000; }, errc::invalid_argument);
   bad([](auto& o) { o.address = "not an address"; }, errc::invalid_argument);
   bad([](auto& o) { o.header_forward_pattern = "(["; }, errc::invalid_argument);
-  bad([](auto& o) { o.restricted_features = {{"k", "v", {"health"}}}; }, errc::unsupported);
+  bad([](auto& o) { o.restricted_features = {{"k", "v", {"healthy"}}}; }, errc::invalid_argument);
+  bad([](auto& o) { o.restricted_features = {{"k", "v", {"trace"}}, {"j", "v", {"trace"}}}; },
+      errc::invalid_argument);
 }
 
 TEST_F(http_lifecycle, requests_after_the_server_stopped_get_an_error) {

@@ -16,9 +16,6 @@ runtime::status check(const http_options& o) {
                                      + std::to_string(o.thread_count));
   if (o.max_inflight < 0)
     return runtime::invalid_argument("max_inflight must not be negative");
-  if (!o.restricted_features.empty())
-    // TODO(issue 4): restricted endpoint groups.
-    return runtime::unsupported("restricted_features are not supported yet");
   return runtime::status::ok();
 }
 
@@ -35,7 +32,8 @@ transports::http::server_options transport_options(const http_options& o) {
 } // namespace
 
 http_frontend::http_frontend(server& srv, http_options options)
-  : srv_(srv), options_(std::move(options)) {}
+  : srv_(srv), options_(std::move(options)),
+    shared_memory_(std::make_shared<transports::shm::region_registry>()) {}
 
 http_frontend::~http_frontend() {
   std::lock_guard<std::mutex> guard{mutex_};
@@ -59,6 +57,9 @@ runtime::status http_frontend::start() {
   h.server = std::make_shared<server_gateway>(srv_);
   h.max_inflight = options_.max_inflight;
   h.header_forward_pattern = options_.header_forward_pattern;
+  h.shared_memory = shared_memory_;
+  for (const auto& g : options_.restricted_features)
+    h.restricted_features.push_back({g.key, g.value, g.features});
   auto handler = transports::http::kserve::kserve_handler::make(std::move(h));
   if (!handler)
     return handler.error();

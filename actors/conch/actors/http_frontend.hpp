@@ -8,6 +8,7 @@
 
 #include "conch/actors/http_options.hpp"
 #include "conch/actors/server.hpp"
+#include "conch/transports/shm/region_registry.hpp"
 
 namespace conch::actors {
 
@@ -30,7 +31,7 @@ class http_frontend {
 
   /// Binds the port and starts serving. ALREADY_EXISTS when running;
   /// UNAVAILABLE when the port is in use or the server stopped;
-  /// INVALID_ARG for bad options; UNSUPPORTED for restricted_features.
+  /// INVALID_ARG for bad options (restricted_features included).
   runtime::status start();
 
   /// Stops serving: new connections are refused, requests in flight are
@@ -49,6 +50,9 @@ class http_frontend {
   mutable std::mutex mutex_;
   caf::actor supervisor_;                      // guarded by mutex_
   std::shared_ptr<http_transport> transport_;  // guarded by mutex_
+  // The shared-memory regions clients registered; they outlive a stop, so a
+  // restarted frontend serves the same regions.
+  std::shared_ptr<transports::shm::region_registry> shared_memory_;
 };
 
 } // namespace conch::actors

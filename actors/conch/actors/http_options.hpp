@@ -34,8 +34,10 @@ struct http_options {
   /// A regular expression; request headers whose names match become string
   /// parameters of inference requests. Empty: none.
   std::string header_forward_pattern;
-  /// Endpoint groups behind a required header. Not supported yet (TODO
-  /// issue 4): a non-empty list makes start() fail with UNSUPPORTED.
+  /// Endpoint groups behind a required header: a request to a feature of a
+  /// group without the group's header and value gets 403. A feature may be
+  /// in one group at most; start() answers INVALID_ARG otherwise, and for an
+  /// unknown feature name or an empty header name.
   std::vector<http_feature_group> restricted_features;
   /// Conch: requests waiting on the server (inference, repository changes)
   /// at most in flight; beyond it they get 503 at once. 0: no limit.

@@ -27,7 +27,7 @@ std::vector<std::string> http_extensions(const std::vector<std::string>& server_
     "binary_tensor_data", "parameters",         "statistics",
     "trace",              "logging",            "sequence(string_id)"};
   auto have = server_extensions;
-  for (std::string_view own : {"binary_tensor_data", "logging"})
+  for (std::string_view own : {"system_shared_memory", "binary_tensor_data", "logging"})
     if (std::find(have.begin(), have.end(), own) == have.end())
       have.emplace_back(own);
   std::vector<std::string> out;

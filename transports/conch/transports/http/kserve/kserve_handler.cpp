@@ -27,13 +27,12 @@ serve_fn endpoint_function(endpoint e) {
     case endpoint::repository_index: return serve_repository_index;
     case endpoint::repository_load: return serve_repository_load;
     case endpoint::repository_unload: return serve_repository_unload;
-    // TODO(issue 4): shared memory, generate and generate_stream.
-    case endpoint::model_generate:
-    case endpoint::model_generate_stream:
-    case endpoint::system_shared_memory:
-    case endpoint::cuda_shared_memory: return serve_not_implemented;
+    case endpoint::system_shared_memory: return serve_system_shared_memory;
+    case endpoint::cuda_shared_memory: return serve_cuda_shared_memory;
+    case endpoint::model_generate: return serve_generate;
+    case endpoint::model_generate_stream: return serve_generate_stream;
   }
-  return serve_not_implemented;
+  return serve_server_metadata;
 }
 
 } // namespace
@@ -42,7 +41,9 @@ runtime::result<std::shared_ptr<kserve_handler>>
 kserve_handler::make(kserve_handler_options options) {
   if (!options.server)
     return runtime::invalid_argument("a KServe handler needs a server");
-  route_settings settings{std::move(options.server), std::nullopt};
+  route_settings settings{std::move(options.server), std::nullopt,
+                          options.shared_memory ? std::move(options.shared_memory)
+                                                : std::make_shared<shm::region_registry>()};
   if (!options.header_forward_pattern.empty()) {
     try {
       settings.header_forward_pattern.emplace(options.header_forward_pattern,
@@ -52,8 +53,11 @@ kserve_handler::make(kserve_handler_options options) {
                                        + "' is not a valid regular expression: " + e.what());
     }
   }
+  auto restricted = restrictions::make(options.restricted_features);
+  if (!restricted)
+    return restricted.error();
   return std::shared_ptr<kserve_handler>{
-    new kserve_handler{std::move(settings), options.max_inflight}};
+    new kserve_handler{std::move(settings), std::move(*restricted), options.max_inflight}};
 }
 
 void kserve_handler::handle(request_ptr req, responder res) {
@@ -63,11 +67,17 @@ void kserve_handler::handle(request_ptr req, responder res) {
     res.send(response::error(code, target.error().message()));
     return;
   }
+  // As Triton does, a restricted group answers 403 before the method is
+  // looked at.
+  if (auto key = restricted_.missing_header(feature_of(target->target), req->headers)) {
+    res.send(response::error(403, "This API is restricted, expecting header '"
+                                    + std::string{*key} + "'"));
+    return;
+  }
   if (!method_allowed(*target, req->method)) {
     res.send(response::error(405, "Method Not Allowed"));
     return;
   }
-  // TODO(issue 4): restricted endpoint groups check feature_of(target) here.
   admission::ticket ticket;
   if (admitted(target->target)) {
     ticket = admission_.try_admit();

@@ -3,11 +3,13 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "conch/runtime/result.hpp"
 #include "conch/transports/gateway.hpp"
 #include "conch/transports/http/handler.hpp"
 #include "conch/transports/http/kserve/admission.hpp"
+#include "conch/transports/http/kserve/restrictions.hpp"
 #include "conch/transports/http/kserve/route_call.hpp"
 
 namespace conch::transports::http::kserve {
@@ -23,6 +25,11 @@ struct kserve_handler_options {
   /// whose names it finds a match in become parameters of inference
   /// requests. Empty: none.
   std::string header_forward_pattern;
+  /// The shared-memory regions of the frontend, kept across restarts; a new,
+  /// empty registry when null.
+  std::shared_ptr<shm::region_registry> shared_memory;
+  /// Endpoint groups behind a required header; none when empty.
+  std::vector<feature_group> restricted_features;
 };
 
 /// The KServe v2 HTTP protocol over the HTTP transport: routes each request
@@ -32,7 +39,7 @@ struct kserve_handler_options {
 class kserve_handler final : public handler {
  public:
   /// A handler; INVALID_ARG when the header pattern is not a valid regular
-  /// expression.
+  /// expression or a restricted group is malformed (restrictions::make).
   static runtime::result<std::shared_ptr<kserve_handler>> make(kserve_handler_options options);
 
   void handle(request_ptr req, responder res) override;
@@ -41,10 +48,12 @@ class kserve_handler final : public handler {
   int64_t in_flight() const noexcept { return admission_.in_flight(); }
 
  private:
-  kserve_handler(route_settings settings, int64_t max_inflight)
-    : settings_(std::move(settings)), admission_(max_inflight) {}
+  kserve_handler(route_settings settings, restrictions restricted, int64_t max_inflight)
+    : settings_(std::move(settings)), restricted_(std::move(restricted)),
+      admission_(max_inflight) {}
 
   route_settings settings_;
+  restrictions restricted_;
   admission admission_;
 };
 

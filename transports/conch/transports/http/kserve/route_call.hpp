@@ -9,6 +9,7 @@
 #include "conch/transports/http/kserve/route.hpp"
 #include "conch/transports/http/request.hpp"
 #include "conch/transports/http/responder.hpp"
+#include "conch/transports/shm/region_registry.hpp"
 
 namespace conch::transports::http::kserve {
 
@@ -19,6 +20,8 @@ struct route_settings {
   /// Request headers whose names match become string request parameters of
   /// inference requests; none when empty.
   std::optional<std::regex> header_forward_pattern;
+  /// The shared-memory regions clients registered; never null.
+  std::shared_ptr<shm::region_registry> shared_memory;
 };
 
 /// One request on its way through a route: where it goes, the request, the

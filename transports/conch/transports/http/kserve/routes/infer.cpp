@@ -8,6 +8,7 @@
 #include "conch/transports/http/kserve/header_forwarding.hpp"
 #include "conch/transports/http/kserve/raw_binary_input.hpp"
 #include "conch/transports/http/kserve/routes/routes.hpp"
+#include "conch/transports/http/kserve/shared_memory_io.hpp"
 
 namespace conch::transports::http::kserve {
 
@@ -23,6 +24,8 @@ struct pending_infer {
   // holds this.
   std::weak_ptr<request> req;
   std::optional<runtime::inference_response> early;  // a non-final response
+  // The shared-memory outputs' regions; null when there are none.
+  std::shared_ptr<shared_memory_outputs> shm_outputs;
 
   void answer(response resp) {
     if (auto r = req.lock())
@@ -47,14 +50,16 @@ struct pending_infer {
       answer(codec::encode_error(runtime::internal_error("expected a single response, got 2")));
       return;
     }
-    answer(codec::encode_infer_response(early ? *early : r, how));
+    const auto& last = early ? *early : r;
+    if (shm_outputs) {
+      if (auto st = shm_outputs->deliver(last); !st) {
+        answer(codec::encode_error(st));
+        return;
+      }
+    }
+    answer(codec::encode_infer_response(last, how));
   }
 };
-
-runtime::status unsupported_shared_memory() {
-  // TODO(issue 4): shared memory.
-  return runtime::unsupported("shared memory is not supported by this server yet");
-}
 
 // Decodes the request and fills in what the configuration decides.
 runtime::result<codec::decoded_infer> decode(const route_call& call,
@@ -62,11 +67,8 @@ runtime::result<codec::decoded_infer> decode(const route_call& call,
   auto decoded = codec::decode_infer_request(*call.req, call.target.model, call.target.version);
   if (!decoded)
     return decoded.error();
-  if (!decoded->shared_memory_inputs.empty())
-    return unsupported_shared_memory();
-  for (const auto& o : decoded->outputs)
-    if (o.shared_memory)
-      return unsupported_shared_memory();
+  CONCH_RUNTIME_RETURN_IF_ERROR(
+    resolve_shared_memory_inputs(*call.settings.shared_memory, *decoded));
   if (decoded->raw_binary)
     CONCH_RUNTIME_RETURN_IF_ERROR(complete_raw_input(config, *decoded));
   decoded->model_batches = config.max_batch_size() > 0;
@@ -95,9 +97,17 @@ void serve_infer(route_call&& call) {
     call.res.send(codec::encode_error(decoded.error()));
     return;
   }
+  auto shm_outputs = shared_memory_outputs::resolve(*call.settings.shared_memory, *decoded);
+  if (!shm_outputs) {
+    call.res.send(codec::encode_error(shm_outputs.error()));
+    return;
+  }
+  if (*shm_outputs)
+    decoded->request.allocator = *shm_outputs;
   auto request = std::move(decoded->request);
-  auto pending = std::make_shared<pending_infer>(pending_infer{
-    std::move(*decoded), std::move(call.res), std::move(call.ticket), call.req, std::nullopt});
+  auto pending = std::make_shared<pending_infer>(
+    pending_infer{std::move(*decoded), std::move(call.res), std::move(call.ticket), call.req,
+                  std::nullopt, std::move(*shm_outputs)});
   auto cancel = server.infer(std::move(request), [pending](runtime::inference_response&& r) {
     pending->on_response(std::move(r));
   });

@@ -44,7 +44,17 @@ void serve_logging(route_call&& call);
 /// GET and POST of the trace settings: this server has no tracing.
 void serve_trace(route_call&& call);
 
-/// Shared memory and generate: not implemented yet (TODO issue 4); 501.
-void serve_not_implemented(route_call&& call);
+/// /v2/systemsharedmemory[/region/{r}]/{status,register,unregister}.
+void serve_system_shared_memory(route_call&& call);
+
+/// /v2/cudasharedmemory[/region/{r}]/{status,register,unregister}: no CUDA
+/// regions; register is refused, status lists none, unregister succeeds.
+void serve_cuda_shared_memory(route_call&& call);
+
+/// POST .../generate: one JSON object in, one out (spec §1.17).
+void serve_generate(route_call&& call);
+
+/// POST .../generate_stream: one JSON object in, server-sent events out.
+void serve_generate_stream(route_call&& call);
 
 } // namespace conch::transports::http::kserve

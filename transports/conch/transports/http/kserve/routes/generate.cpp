@@ -1,0 +1,168 @@
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "conch/transports/http/kserve/codec/encode_error.hpp"
+#include "conch/transports/http/kserve/generate/decode_generate_request.hpp"
+#include "conch/transports/http/kserve/generate/encode_generate_response.hpp"
+#include "conch/transports/http/kserve/json_reply.hpp"
+#include "conch/transports/http/kserve/routes/routes.hpp"
+
+namespace conch::transports::http::kserve {
+
+namespace {
+
+// True for a response that carries something: every non-final one, and a
+// final one with outputs or parameters (a decoupled model's last response
+// may be empty, a flag only).
+bool counts(const runtime::inference_response& r) {
+  return !r.final || !r.outputs.empty() || !r.parameters.empty();
+}
+
+// /generate: exactly one response, answered as one JSON object.
+struct pending_generate {
+  responder res;
+  admission::ticket ticket;
+  std::optional<std::string> body;  // the one response, encoded
+  int responses = 0;
+  bool done = false;
+
+  void answer(response resp) {
+    res.send(std::move(resp));
+    ticket.reset();
+    done = true;
+  }
+
+  void on_response(runtime::inference_response&& r) {
+    if (done)
+      return;
+    if (!r.error.is_ok()) {
+      answer(codec::encode_error(r.error));
+      return;
+    }
+    if (counts(r) && ++responses == 1) {
+      auto json = encode_generate_response(r);
+      if (!json) {
+        answer(codec::encode_error(json.error()));
+        return;
+      }
+      body = std::move(*json);
+    }
+    if (responses > 1 || (r.final && responses == 0)) {
+      answer(codec::encode_error(runtime::internal_error(
+        "generate expects model to produce exactly 1 response, use generate stream for model "
+        "that generates various number of responses")));
+      return;
+    }
+    if (r.final)
+      answer(json_reply(std::move(*body)));
+  }
+};
+
+// /generate_stream: each response as a server-sent event. The status is
+// the first response's: an error before any event is a plain error reply.
+struct pending_stream {
+  responder res;
+  admission::ticket ticket;
+  bool started = false;
+  bool done = false;
+
+  void start() {
+    if (started)
+      return;
+    response head{200};
+    head.headers.set("Content-Type", "text/event-stream; charset=utf-8");
+    res.begin_stream(std::move(head));
+    started = true;
+  }
+
+  void finish() {
+    start();
+    res.end_stream();
+    ticket.reset();
+    done = true;
+  }
+
+  void fail(const runtime::status& error) {
+    if (!started) {
+      res.send(codec::encode_error(error));
+      ticket.reset();
+      done = true;
+      return;
+    }
+    res.write("data: " + generate_error_json(error.message()) + "\n\n");
+    finish();
+  }
+
+  void on_response(runtime::inference_response&& r) {
+    if (done)
+      return;
+    if (!r.error.is_ok()) {
+      fail(r.error);
+      return;
+    }
+    if (counts(r)) {
+      auto json = encode_generate_response(r);
+      if (!json) {
+        fail(json.error());
+        return;
+      }
+      start();
+      res.write("data: " + *json + "\n\n");
+    }
+    if (r.final)
+      finish();
+  }
+};
+
+// What both endpoints check and decode before submitting.
+runtime::result<runtime::inference_request> prepare(const route_call& call) {
+  const auto* coding = call.req->headers.find("Content-Encoding");
+  if (coding != nullptr && !coding->empty() && *coding != "identity")
+    return runtime::invalid_argument("generate does not support compressed requests");
+  auto& server = *call.settings.server;
+  auto config = server.model_config(call.target.model, call.target.version);
+  if (!config)
+    return config.error();
+  return decode_generate_request(*call.req, **config, call.target.model, call.target.version);
+}
+
+template <class Pending>
+void submit(route_call& call, runtime::inference_request request,
+            std::shared_ptr<Pending> pending) {
+  auto cancel = call.settings.server->infer(
+    std::move(request),
+    [pending](runtime::inference_response&& r) { pending->on_response(std::move(r)); });
+  call.req->on_cancel([cancel = std::move(cancel)] {
+    if (cancel)
+      cancel();
+  });
+}
+
+} // namespace
+
+void serve_generate(route_call&& call) {
+  auto request = prepare(call);
+  if (!request) {
+    call.res.send(codec::encode_error(request.error()));
+    return;
+  }
+  auto pending = std::make_shared<pending_generate>();
+  pending->res = std::move(call.res);
+  pending->ticket = std::move(call.ticket);
+  submit(call, std::move(*request), std::move(pending));
+}
+
+void serve_generate_stream(route_call&& call) {
+  auto request = prepare(call);
+  if (!request) {
+    call.res.send(codec::encode_error(request.error()));
+    return;
+  }
+  auto pending = std::make_shared<pending_stream>();
+  pending->res = std::move(call.res);
+  pending->ticket = std::move(call.ticket);
+  submit(call, std::move(*request), std::move(pending));
+}
+
+} // namespace conch::transports::http::kserve

@@ -1,0 +1,70 @@
+#include "conch/transports/shm/system_region.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <limits>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace conch::transports::shm {
+
+namespace {
+
+// Closes a descriptor when the scope ends.
+struct fd_guard {
+  int fd;
+  ~fd_guard() {
+    if (fd >= 0)
+      ::close(fd);
+  }
+};
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+} // namespace
+
+system_region::system_region(std::string name, std::string key, uint64_t offset,
+                             uint64_t byte_size, void* base, size_t lead) noexcept
+  : name_(std::move(name)), key_(std::move(key)), offset_(offset), byte_size_(byte_size),
+    base_(base), lead_(lead) {}
+
+system_region::~system_region() { ::munmap(base_, lead_ + byte_size_); }
+
+runtime::result<std::shared_ptr<const system_region>>
+system_region::map(std::string name, std::string key, uint64_t offset, uint64_t byte_size) {
+  if (byte_size == 0)
+    return runtime::invalid_argument("shared memory region '" + name
+                                     + "': byte_size must be greater than 0");
+  fd_guard fd{::shm_open(key.c_str(), O_RDWR, 0)};
+  if (fd.fd < 0)
+    return runtime::invalid_argument("Unable to open shared memory region: '" + key + "'");
+  struct stat st{};
+  if (::fstat(fd.fd, &st) != 0)
+    return runtime::internal_error("Unable to query shared memory region '" + key
+                                   + "': " + errno_text(errno));
+  // Touching mapped pages past the object's end would raise SIGBUS: the
+  // range must lie inside the object as it is now.
+  auto object_size = static_cast<uint64_t>(st.st_size);
+  if (offset > object_size || byte_size > object_size - offset)
+    return runtime::invalid_argument(
+      "Invalid offset + byte size for shared memory region: '" + name + "' (offset "
+      + std::to_string(offset) + ", byte_size " + std::to_string(byte_size) + ", but '" + key
+      + "' holds " + std::to_string(object_size) + " bytes)");
+  auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  uint64_t start = offset - offset % page;
+  auto lead = static_cast<size_t>(offset - start);
+  if (byte_size > std::numeric_limits<size_t>::max() - lead)
+    return runtime::invalid_argument("shared memory region '" + name + "' is too large");
+  void* base = ::mmap(nullptr, lead + byte_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd.fd,
+                      static_cast<off_t>(start));
+  if (base == MAP_FAILED)
+    return runtime::internal_error("unable to map shared memory region '" + key
+                                   + "': " + errno_text(errno));
+  return std::shared_ptr<const system_region>{
+    new system_region{std::move(name), std::move(key), offset, byte_size, base, lead}};
+}
+
+} // namespace conch::transports::shm
