@@ -1,0 +1,22 @@
+#pragma once
+
+#include <string>
+
+namespace conch::actors {
+
+/// Options of the metrics frontend; the fields equal Python's
+/// Metrics.Options.
+struct metrics_options {
+  /// The address to listen on (an IPv4 or IPv6 literal).
+  std::string address = "0.0.0.0";
+  /// The TCP port, 0 to 65535; 0 picks a free one (see metrics_frontend::port).
+  int port = 8002;
+  /// The number of libuv loop threads; at least 1.
+  int thread_count = 1;
+};
+
+} // namespace conch::actors
+
+namespace conch {
+using actors::metrics_options;
+} // namespace conch

@@ -1,0 +1,31 @@
+#pragma once
+
+#include <memory>
+
+#include "conch/actors/frontend_transport.hpp"
+#include "conch/transports/http/server.hpp"
+#include "conch/transports/metrics/metrics_handler.hpp"
+
+namespace conch::actors {
+
+/// The metrics frontend's transport, as its frontend supervisor drives it:
+/// the HTTP server with the metrics handler. Called by the supervisor, one
+/// call at a time; `port()` may be read by any thread once start() returned.
+class metrics_transport final : public frontend_transport {
+ public:
+  metrics_transport(transports::http::server_options options,
+                    std::shared_ptr<transports::metrics::metrics_handler> handler);
+
+  std::string name() const override { return "Metrics"; }
+  runtime::status start() override;
+  void begin_stop(std::function<void()> drained) override;
+  void abort() override;
+
+  /// The bound port; 0 before start.
+  uint16_t port() const noexcept { return server_.bound_port(); }
+
+ private:
+  transports::http::server server_;
+};
+
+} // namespace conch::actors

@@ -1,0 +1,164 @@
+// The metrics frontend over a real socket: the exposition of a loaded
+// model, counters that move as soon as an inference completes, 405 and 404,
+// the lifecycle (start twice, stop twice, restart, a port in use) and a
+// server stop taking the frontend down with it.
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "conch/actors/metrics_frontend.hpp"
+#include "conch/transports/http/test/raw_client.hpp"
+#include "support/metrics_text.hpp"
+#include "support/server_fixture.hpp"
+#include "support/tensors.hpp"
+
+namespace conch::tests {
+namespace {
+
+using runtime::errc;
+using transports::http::test::field;
+using transports::http::test::make_request;
+using transports::http::test::raw_client;
+using transports::http::test::raw_response;
+
+constexpr const char* identity_labels = R"(model="identity_fp32",version="1")";
+
+actors::metrics_options test_metrics_options() {
+  actors::metrics_options o;
+  o.address = "127.0.0.1";
+  o.port = 0;
+  o.thread_count = 1;
+  return o;
+}
+
+std::optional<raw_response> scrape(uint16_t port, const std::string& method = "GET",
+                                   const std::string& target = "/metrics") {
+  raw_client c{port};
+  if (!c.connected() || !c.send(make_request(method, target)))
+    return std::nullopt;
+  return c.read_response();
+}
+
+class metrics_frontend_test : public server_fixture {
+ protected:
+  void SetUp() override {
+    auto s = start(example_options());
+    ASSERT_TRUE(s) << s.error().to_string();
+    srv_ = *s;
+    metrics_ = std::make_unique<actors::metrics_frontend>(*srv_, test_metrics_options());
+    auto st = metrics_->start();
+    ASSERT_TRUE(st) << st.to_string();
+    port_ = metrics_->port();
+    ASSERT_NE(port_, 0);
+  }
+
+  void TearDown() override { metrics_.reset(); }
+
+  /// The value of `family` for identity_fp32 version 1 on a fresh scrape.
+  std::optional<double> identity_value(const std::string& family) {
+    auto r = scrape(port_);
+    if (!r || r->status != 200)
+      return std::nullopt;
+    return metric_value(r->body, family, identity_labels);
+  }
+
+  std::optional<actors::server> srv_;
+  std::unique_ptr<actors::metrics_frontend> metrics_;
+  uint16_t port_ = 0;
+};
+
+TEST_F(metrics_frontend_test, scrape_shows_the_loaded_model_at_zero) {
+  auto r = scrape(port_);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(field(*r, "Content-Type"), "text/plain; charset=utf-8");
+  EXPECT_NE(r->body.find("# TYPE nv_inference_count counter"), std::string::npos) << r->body;
+  EXPECT_EQ(metric_value(r->body, "nv_inference_count", identity_labels), 0.0) << r->body;
+  EXPECT_EQ(metric_value(r->body, "nv_inference_request_success", identity_labels), 0.0);
+  // The same text the server itself renders.
+  EXPECT_EQ(r->body, srv_->metrics_text());
+}
+
+TEST_F(metrics_frontend_test, counters_move_after_one_inference_without_waiting) {
+  ASSERT_EQ(identity_value("nv_inference_count"), 0.0);
+  auto resp = infer_sync(*srv_, fp32_request("identity_fp32", "one"));
+  ASSERT_TRUE(resp.error.is_ok()) << resp.error.to_string();
+  // The counters move when the request completes, right after its final
+  // response was delivered: no metrics interval is involved, but the scrape
+  // may race that last step, so it is repeated until the deadline.
+  EXPECT_TRUE(eventually([&] { return identity_value("nv_inference_count") == 1.0; }));
+  EXPECT_TRUE(eventually([&] { return identity_value("nv_inference_request_success") == 1.0; }));
+  EXPECT_EQ(identity_value("nv_inference_exec_count"), 1.0);
+}
+
+TEST_F(metrics_frontend_test, trailing_slash_is_served) {
+  auto r = scrape(port_, "GET", "/metrics/");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(metric_value(r->body, "nv_inference_count", identity_labels), 0.0);
+}
+
+TEST_F(metrics_frontend_test, post_is_405_and_other_paths_are_404) {
+  auto post = scrape(port_, "POST", "/metrics");
+  ASSERT_TRUE(post);
+  EXPECT_EQ(post->status, 405);
+  for (auto target : {"/", "/v2/health/live", "/metrics/extra"}) {
+    auto r = scrape(port_, "GET", target);
+    ASSERT_TRUE(r) << target;
+    EXPECT_EQ(r->status, 404) << target;
+  }
+}
+
+TEST_F(metrics_frontend_test, start_twice_stop_twice_and_restart) {
+  auto again = metrics_->start();
+  EXPECT_EQ(again.code(), errc::already_exists);
+  EXPECT_EQ(again.message(), "Metrics server is already running.");
+  ASSERT_TRUE(metrics_->stop());
+  auto st = metrics_->stop();
+  EXPECT_EQ(st.code(), errc::unavailable);
+  EXPECT_EQ(st.message(), "Metrics server is not running.");
+  EXPECT_FALSE(raw_client{port_}.connected());
+  ASSERT_TRUE(metrics_->start());
+  auto r = scrape(metrics_->port());
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(metric_value(r->body, "nv_inference_count", identity_labels), 0.0);
+}
+
+TEST_F(metrics_frontend_test, a_port_in_use_fails_at_start) {
+  auto opts = test_metrics_options();
+  opts.port = port_;
+  actors::metrics_frontend second{*srv_, opts};
+  EXPECT_EQ(second.start().code(), errc::unavailable);
+  EXPECT_EQ(second.stop().code(), errc::unavailable);
+  auto r = scrape(port_);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+}
+
+TEST_F(metrics_frontend_test, bad_options_fail_at_start) {
+  auto bad = [&](auto change) {
+    auto opts = test_metrics_options();
+    change(opts);
+    actors::metrics_frontend fe{*srv_, opts};
+    auto st = fe.start();
+    EXPECT_EQ(st.code(), errc::invalid_argument) << st.to_string();
+  };
+  bad([](auto& o) { o.thread_count = 0; });
+  bad([](auto& o) { o.port = -1; });
+  bad([](auto& o) { o.port = 70000; });
+  bad([](auto& o) { o.address = "not an address"; });
+}
+
+TEST_F(metrics_frontend_test, server_stop_stops_the_frontend) {
+  ASSERT_TRUE(srv_->stop());
+  EXPECT_FALSE(raw_client{port_}.connected());
+  EXPECT_EQ(metrics_->start().code(), errc::unavailable);
+  (void) metrics_->stop();
+}
+
+} // namespace
+} // namespace conch::tests
