@@ -5,6 +5,7 @@ JOBS      ?= 2
 BUILD     ?= build
 ASAN      ?= build-asan
 REPO      ?= python/examples/example_model_repository
+HTTP_PORT ?= 8000
 CMAKE_ARGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
              -DCMAKE_C_COMPILER_LAUNCHER=ccache
 
@@ -42,8 +43,11 @@ examples: $(IDENTITY_ONNX)
 $(IDENTITY_ONNX): python/examples/make_identity_onnx.py | setup
 	.venv/bin/python python/examples/make_identity_onnx.py $@
 
-run: build examples
-	$(BUILD)/bin/conch-demo $(REPO)
+# Serves the example repository over KServe HTTP until Ctrl-C.
+run: python
+	@echo "make run: serving $(REPO) on port $(HTTP_PORT); in another shell try"
+	@echo "  curl -s localhost:$(HTTP_PORT)/v2/models/identity_fp32/infer -d '{\"inputs\":[{\"name\":\"INPUT0\",\"datatype\":\"FP32\",\"shape\":[1,16],\"data\":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]}]}'"
+	.venv/bin/conch serve --model-repository $(REPO) --http-port $(HTTP_PORT)
 
 test: build python examples
 	cd $(BUILD) && ctest -j$(JOBS) --output-on-failure --timeout 300

@@ -1,10 +1,11 @@
-"""The compatibility packages (python/compat): `tritonserver` and
+"""The compatibility packages (python/compat): `tritonserver`, `tritonfrontend` and
 `triton_python_backend_utils` are conch's objects under the upstream names,
-and the upstream in-process example runs unchanged."""
+and the upstream examples (in-process and tritonfrontend) run unchanged."""
 
 from __future__ import annotations
 
 import pathlib
+import socket
 import subprocess
 import sys
 
@@ -75,3 +76,32 @@ def test_the_inprocess_example_runs_unchanged() -> None:
     assert "[[b'Roger Roger']]" in lines
     printed = " ".join(lines[lines.index("[[b'Roger Roger']]") + 1:])
     assert printed.startswith("[[ 0.  1.  2.") and printed.endswith("15.]]")
+
+
+def test_tritonfrontend_names_are_conch_objects() -> None:
+    import tritonfrontend
+    from conch import frontend
+
+    assert tritonfrontend.KServeHttp is frontend.KServeHttp
+    assert tritonfrontend.KServeHttp.Options is frontend.KServeHttp.Options
+
+
+def test_tritonfrontend_errors_are_tritonserver_errors() -> None:
+    import tritonfrontend
+    import tritonserver
+
+    server = tritonserver.Server(tritonserver.Options(model_repository="unused"))
+    with pytest.raises(tritonserver.InvalidArgumentError, match="Server not started"):
+        tritonfrontend.KServeHttp(server)
+
+
+def test_the_tritonfrontend_example_runs_unchanged() -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "example.py"), str(port)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "[[b'Roger Roger']]"

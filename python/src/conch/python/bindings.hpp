@@ -19,4 +19,7 @@ void bind_request(pybind11::module_& m);
 /// _conch.Server (bind_server.cpp).
 void bind_server(pybind11::module_& m);
 
+/// _conch.HttpFrontend and _conch.MetricsFrontend (bind_frontends.cpp).
+void bind_frontends(pybind11::module_& m);
+
 } // namespace conch::python

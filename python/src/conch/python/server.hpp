@@ -29,6 +29,10 @@ class py_server {
   /// Stops the server and its actor system (GIL released).
   void stop();
 
+  /// The running host, shared with a frontend that must keep it alive;
+  /// raises InvalidArgumentError("Server not started") once stopped.
+  std::shared_ptr<actors::server_host> shared_host() const { return host(); }
+
   // -- queries -----------------------------------------------------------------
 
   /// True until the server stopped.

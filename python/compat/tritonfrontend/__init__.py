@@ -1,0 +1,15 @@
+"""``tritonfrontend``: the network frontends of NVIDIA Triton's Python
+package, served by Conch. Every name is conch.frontend's own object
+(``tritonfrontend.KServeHttp is conch.frontend.KServeHttp``); errors are the
+``tritonserver`` (that is, conch) exceptions.
+
+    import tritonserver
+    from tritonfrontend import KServeHttp
+    server = tritonserver.Server(model_repository="models").start(wait_until_ready=True)
+    with KServeHttp(server, KServeHttp.Options(port=8000)):
+        ...
+"""
+
+from conch.frontend import KServeHttp, Metrics  # noqa: F401
+
+# KServeGrpc is re-exported here once conch.frontend has it.

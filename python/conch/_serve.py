@@ -1,0 +1,184 @@
+"""``conch serve``: a Conch server with its network frontends, run until
+SIGINT or SIGTERM, then stopped gracefully. The flags are those of
+``tritonserver`` (the program) that Conch implements."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import threading
+from typing import Optional, Sequence
+
+from ._enums import LogFormat, ModelControlMode
+from ._errors import TritonError
+from ._options import Options
+from ._server import Server
+
+__all__ = ["add_serve_arguments", "serve"]
+
+_TRUE = {"true", "1", "yes", "on"}
+_FALSE = {"false", "0", "no", "off"}
+
+
+def _bool(text: str) -> bool:
+    value = text.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
+def _port(text: str) -> int:
+    port = int(text)
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, got {port}")
+    return port
+
+
+def _flag(group: argparse._ArgumentGroup, name: str, default: bool, help: str) -> None:
+    # "--flag", "--flag true" and "--flag=false" all work, as tritonserver's.
+    group.add_argument(name, type=_bool, nargs="?", const=True, default=default,
+                       metavar="BOOL", help=help)
+
+
+def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+    """Adds the flags of `conch serve` to `parser`."""
+    server = parser.add_argument_group("server")
+    server.add_argument("--model-repository", "--model-store", action="append", required=True,
+                        metavar="DIR", help="a model repository (repeatable)")
+    server.add_argument("--id", default="triton", help="the server name in its metadata")
+    server.add_argument("--model-control-mode", choices=["none", "poll", "explicit"],
+                        default="none", help="which models load and when (default: none)")
+    server.add_argument("--load-model", action="append", default=[], metavar="NAME",
+                        help="a model to load at start in explicit mode; '*' for all "
+                             "(repeatable)")
+    server.add_argument("--repository-poll-secs", type=float, default=15.0, metavar="SECS",
+                        help="how often poll mode rescans the repositories (default: 15)")
+    _flag(server, "--strict-model-config", False,
+          "require complete model configurations (default: false)")
+    _flag(server, "--strict-readiness", True,
+          "ready only while every loaded model is ready (default: true)")
+    _flag(server, "--exit-on-error", True, "fail to start when a model fails to load "
+          "(default: true)")
+    server.add_argument("--exit-timeout-secs", type=int, default=30, metavar="SECS",
+                        help="how long stopping waits for requests in flight (default: 30)")
+
+    http = parser.add_argument_group("KServe HTTP frontend")
+    _flag(http, "--allow-http", True, "serve KServe v2 over HTTP (default: true)")
+    http.add_argument("--http-address", default="0.0.0.0", metavar="ADDR",
+                      help="the address to listen on (default: 0.0.0.0)")
+    http.add_argument("--http-port", type=_port, default=8000, metavar="PORT",
+                      help="the port; 0 picks a free one (default: 8000)")
+    http.add_argument("--http-thread-count", type=int, default=8, metavar="N",
+                      help="threads serving HTTP connections (default: 8)")
+    # The gRPC (--allow-grpc, --grpc-port, ...) and metrics (--allow-metrics,
+    # --metrics-port, ...) flags join here with those frontends.
+
+    log = parser.add_argument_group("logging")
+    log.add_argument("--log-verbose", type=int, default=0, metavar="LEVEL",
+                     help="verbose logging when > 0")
+    _flag(log, "--log-info", False, "log informational messages")
+    _flag(log, "--log-warning", False, "log warnings")
+    _flag(log, "--log-error", False, "log errors")
+    log.add_argument("--log-format", choices=["default", "ISO8601"], default="default",
+                     help="the timestamp format of log lines")
+
+
+def _options(args: argparse.Namespace) -> Options:
+    return Options(
+        model_repository=list(args.model_repository),
+        server_id=args.id,
+        model_control_mode=ModelControlMode[args.model_control_mode.upper()],
+        startup_models=list(args.load_model),
+        strict_model_config=args.strict_model_config,
+        strict_readiness=args.strict_readiness,
+        exit_on_error=args.exit_on_error,
+        exit_timeout=args.exit_timeout_secs,
+        log_verbose=args.log_verbose,
+        log_info=args.log_info,
+        log_warn=args.log_warning,
+        log_error=args.log_error,
+        log_format=LogFormat.ISO8601 if args.log_format == "ISO8601" else LogFormat.DEFAULT,
+    )
+
+
+def _say(message: str) -> None:
+    print(f"conch: {message}", flush=True)
+
+
+def _start_frontends(server: Server, args: argparse.Namespace) -> list:
+    frontends = []
+    if args.allow_http:
+        from .frontend import KServeHttp
+
+        http = KServeHttp(server, KServeHttp.Options(
+            address=args.http_address, port=args.http_port,
+            thread_count=args.http_thread_count))
+        http.start()
+        frontends.append(http)
+        host = "localhost" if args.http_address in ("0.0.0.0", "::") else args.http_address
+        if ":" in host:
+            host = f"[{host}]"
+        _say(f"KServe HTTP listening on {args.http_address}:{http.port}")
+        _say(f"try: curl -s http://{host}:{http.port}/v2/health/ready -w '%{{http_code}}\\n'")
+    if not frontends:
+        _say("no frontend enabled; serving in-process only")
+    return frontends
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Runs `conch serve` with parsed arguments; returns the exit status."""
+    stopping = threading.Event()
+    received: list[int] = []
+
+    def on_signal(signum: int, _frame: Optional[object]) -> None:
+        received.append(signum)
+        stopping.set()
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        server = Server(_options(args))
+        try:
+            server.start(wait_until_ready=False)
+            frontends = _start_frontends(server, args)
+        except TritonError as e:
+            _say(f"failed to start: {e}")
+            try:
+                server.stop()
+            except TritonError:
+                pass
+            return 1
+        polling = args.model_control_mode == "poll" and args.repository_poll_secs > 0
+        _say("serving; stop with Ctrl-C or SIGTERM")
+        while not stopping.wait(args.repository_poll_secs if polling else None):
+            try:
+                server.poll_model_repository()
+            except TritonError as e:
+                _say(f"repository poll failed: {e}")
+        _say(f"{signal.Signals(received[0]).name} received; stopping")
+        try:
+            server.stop()  # stops the frontends first
+        except TritonError as e:
+            _say(f"stopped with an error: {e}")
+            return 1
+        del frontends
+        _say("stopped")
+        return 0
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """The `conch` command."""
+    parser = argparse.ArgumentParser(prog="conch", description="Conch inference server")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    serve_parser = commands.add_parser(
+        "serve", help="serve a model repository over the network until SIGINT or SIGTERM")
+    add_serve_arguments(serve_parser)
+    args = parser.parse_args(argv)
+    if args.command == "serve":
+        return serve(args)
+    parser.error(f"unknown command {args.command!r}")
+    return 2

@@ -1,0 +1,23 @@
+"""conch.frontend: network frontends for a Conch server, with the API of
+NVIDIA Triton's ``tritonfrontend`` package.
+
+    import conch
+    from conch.frontend import KServeHttp
+
+    server = conch.Server(model_repository="models").start(wait_until_ready=True)
+    with KServeHttp(server, KServeHttp.Options(port=8000)):
+        ...                          # tritonclient.http, curl, ...
+    server.stop()
+
+Metrics serves the server's Prometheus metrics on port 8002 the same way.
+"""
+
+from __future__ import annotations
+
+from ._kservehttp import KServeHttp
+from ._metrics import Metrics
+from ._restricted import Feature, FeatureGroup, RestrictedFeatures
+
+# KServeGrpc joins them here with its frontend.
+
+__all__ = ["KServeHttp", "Metrics", "Feature", "FeatureGroup", "RestrictedFeatures"]

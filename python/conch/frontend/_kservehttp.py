@@ -1,0 +1,66 @@
+"""KServeHttp: the KServe v2 HTTP/REST frontend, as upstream's
+``tritonfrontend.KServeHttp``."""
+
+from __future__ import annotations
+
+from dataclasses import field
+from typing import Any
+
+from pydantic import ConfigDict, Field
+from pydantic.dataclasses import dataclass
+
+from .. import _conch
+from ._frontend import Frontend
+from ._restricted import RestrictedFeatures
+
+__all__ = ["KServeHttp"]
+
+
+class KServeHttp(Frontend):
+    """Serves a started Server over HTTP with the KServe v2 protocol, the
+    endpoints of NVIDIA Triton's HTTP frontend included:
+
+        with KServeHttp(server, KServeHttp.Options(port=8000)):
+            ...
+
+    It keeps the server alive, and ``server.stop()`` stops it first."""
+
+    @dataclass(config=ConfigDict(arbitrary_types_allowed=True))
+    class Options:
+        """Options of the HTTP frontend, validated at construction (a
+        pydantic ValidationError, a ValueError, for bad values). The fields
+        after header_forward_pattern are Conch's additions."""
+
+        #: The address to listen on (an IPv4 or IPv6 literal).
+        address: str = "0.0.0.0"
+        #: The TCP port; 0 picks a free one (read it back from KServeHttp.port).
+        port: int = Field(default=8000, ge=0, le=65535)
+        #: Give each loop thread its own listening socket with SO_REUSEPORT.
+        reuse_port: bool = False
+        #: The number of threads serving connections.
+        thread_count: int = Field(default=8, gt=0)
+        #: A regular expression: request headers whose names match become
+        #: parameters of inference requests. Empty: none.
+        header_forward_pattern: str = ""
+        #: Endpoint groups behind a required header: a request to a feature
+        #: of a group without the group's header and value is answered 403.
+        restricted_features: RestrictedFeatures = field(default_factory=RestrictedFeatures)
+        #: Requests waiting on the server at most at once; beyond it they
+        #: are answered 503 at once. 0: no limit.
+        max_inflight: int = Field(default=4096, ge=0)
+        #: The largest request body in bytes, before and after
+        #: decompression; larger ones are answered 400.
+        max_input_size: int = Field(default=64 * 1024 * 1024, gt=0)
+
+    def _create(self, native_server: Any, options: "KServeHttp.Options") -> Any:
+        return _conch.HttpFrontend(
+            native_server,
+            address=options.address,
+            port=options.port,
+            reuse_port=options.reuse_port,
+            thread_count=options.thread_count,
+            header_forward_pattern=options.header_forward_pattern,
+            restricted_features=options.restricted_features._to_native(),
+            max_inflight=options.max_inflight,
+            max_input_size=options.max_input_size,
+        )

@@ -1,0 +1,46 @@
+"""Metrics: the Prometheus metrics frontend, as upstream's
+``tritonfrontend.Metrics``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+from pydantic.dataclasses import dataclass
+
+from .. import _conch
+from ._frontend import Frontend
+
+__all__ = ["Metrics"]
+
+
+class Metrics(Frontend):
+    """Serves a started Server's metrics for Prometheus: ``GET /metrics``
+    (and ``/metrics/``) answers the text exposition (version 0.0.4) of every
+    metric family, read fresh at each scrape; other methods get 405, other
+    paths 404.
+
+        with Metrics(server, Metrics.Options(port=8002)):
+            ...
+
+    It keeps the server alive, and ``server.stop()`` stops it first."""
+
+    @dataclass
+    class Options:
+        """Options of the metrics frontend, validated at construction (a
+        pydantic ValidationError, a ValueError, for bad values)."""
+
+        #: The address to listen on (an IPv4 or IPv6 literal).
+        address: str = "0.0.0.0"
+        #: The TCP port; 0 picks a free one (read it back from Metrics.port).
+        port: int = Field(default=8002, ge=0, le=65535)
+        #: The number of threads serving connections.
+        thread_count: int = Field(default=1, gt=0)
+
+    def _create(self, native_server: Any, options: "Metrics.Options") -> Any:
+        return _conch.MetricsFrontend(
+            native_server,
+            address=options.address,
+            port=options.port,
+            thread_count=options.thread_count,
+        )

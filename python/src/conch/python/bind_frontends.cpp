@@ -1,0 +1,79 @@
+// _conch.HttpFrontend and _conch.MetricsFrontend: the network frontends, owned
+// by conch.frontend's classes.
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "conch/python/bindings.hpp"
+#include "conch/python/http_frontend.hpp"
+#include "conch/python/metrics_frontend.hpp"
+
+namespace conch::python {
+
+namespace py = pybind11;
+
+namespace {
+
+/// (key, value, features) per restricted endpoint group.
+using feature_group_tuple = std::tuple<std::string, std::string, std::vector<std::string>>;
+
+std::unique_ptr<py_http_frontend>
+make_http_frontend(py_server& srv, std::string address, int port, bool reuse_port,
+                   int thread_count, std::string header_forward_pattern,
+                   std::vector<feature_group_tuple> restricted_features, int64_t max_inflight,
+                   size_t max_input_size) {
+  actors::http_options o;
+  o.address = std::move(address);
+  o.port = port;
+  o.reuse_port = reuse_port;
+  o.thread_count = thread_count;
+  o.header_forward_pattern = std::move(header_forward_pattern);
+  for (auto& [key, value, features] : restricted_features)
+    o.restricted_features.push_back({std::move(key), std::move(value), std::move(features)});
+  o.max_inflight = max_inflight;
+  o.max_input_size = max_input_size;
+  return std::make_unique<py_http_frontend>(srv, std::move(o));
+}
+
+std::unique_ptr<py_metrics_frontend> make_metrics_frontend(py_server& srv, std::string address,
+                                                           int port, int thread_count) {
+  actors::metrics_options o;
+  o.address = std::move(address);
+  o.port = port;
+  o.thread_count = thread_count;
+  return std::make_unique<py_metrics_frontend>(srv, std::move(o));
+}
+
+} // namespace
+
+void bind_frontends(py::module_& m) {
+  py::class_<py_http_frontend>(m, "HttpFrontend",
+                               "The KServe HTTP frontend of a server; "
+                               "conch.frontend.KServeHttp owns one.")
+    .def(py::init(&make_http_frontend), py::arg("server"), py::arg("address") = "0.0.0.0",
+         py::arg("port") = 8000, py::arg("reuse_port") = false, py::arg("thread_count") = 8,
+         py::arg("header_forward_pattern") = "",
+         py::arg("restricted_features") = std::vector<feature_group_tuple>{},
+         py::arg("max_inflight") = 4096, py::arg("max_input_size") = size_t{64} << 20,
+         "Creates the frontend; binds nothing until start().")
+    .def("start", &py_http_frontend::start, "Binds and starts serving (GIL released).")
+    .def("stop", &py_http_frontend::stop, "Stops serving (GIL released).")
+    .def_property_readonly("port", &py_http_frontend::port,
+                           "The port the latest start bound; 0 before.");
+  py::class_<py_metrics_frontend>(m, "MetricsFrontend",
+                                  "The Prometheus metrics frontend of a server; "
+                                  "conch.frontend.Metrics owns one.")
+    .def(py::init(&make_metrics_frontend), py::arg("server"), py::arg("address") = "0.0.0.0",
+         py::arg("port") = 8002, py::arg("thread_count") = 1,
+         "Creates the frontend; binds nothing until start().")
+    .def("start", &py_metrics_frontend::start, "Binds and starts serving (GIL released).")
+    .def("stop", &py_metrics_frontend::stop, "Stops serving (GIL released).")
+    .def_property_readonly("port", &py_metrics_frontend::port,
+                           "The port the latest start bound; 0 before.");
+}
+
+} // namespace conch::python

@@ -1,0 +1,161 @@
+"""`conch serve` (python -m conch serve) in a subprocess: it serves the
+example repository over KServe HTTP, tells where it listens, and on SIGTERM
+or SIGINT stops gracefully and exits 0."""
+
+from __future__ import annotations
+
+import pathlib
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from typing import Iterator
+
+import numpy
+import pytest
+import tritonclient.http as httpclient
+
+from conftest import EXAMPLE_REPOSITORY
+
+DEADLINE_S = 120
+LISTENING = re.compile(r"KServe HTTP listening on \S+:(\d+)$")
+
+
+class Serve:
+    """A `python -m conch serve` process whose output lines are collected
+    by a reader thread."""
+
+    def __init__(self, *args: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "conch", "serve", *args],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+        self.lines: "queue.Queue[str | None]" = queue.Queue()
+        self.seen: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def wait_for(self, pattern: re.Pattern) -> re.Match:
+        """The first output line matching `pattern`; fails at the deadline
+        or when the process ends first."""
+        deadline = time.monotonic() + DEADLINE_S
+        while True:
+            remaining = deadline - time.monotonic()
+            assert remaining > 0, f"no line matching {pattern.pattern!r} in {self.seen}"
+            try:
+                line = self.lines.get(timeout=remaining)
+            except queue.Empty:
+                continue
+            assert line is not None, f"exited {self.process.wait()} before {pattern.pattern!r}: " \
+                                     f"{self.seen}"
+            self.seen.append(line)
+            if match := pattern.search(line):
+                return match
+
+    def rest(self) -> list[str]:
+        """Every output line, once the process has ended."""
+        while (line := self.lines.get(timeout=DEADLINE_S)) is not None:
+            self.seen.append(line)
+        return self.seen
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+@pytest.fixture
+def serve() -> Iterator[type[Serve]]:
+    started: list[Serve] = []
+
+    def start(*args: str) -> Serve:
+        process = Serve(*args)
+        started.append(process)
+        return process
+
+    yield start  # type: ignore[misc]
+    for process in started:
+        process.kill()
+
+
+def infer_identity(port: int) -> list[float]:
+    client = httpclient.InferenceServerClient(f"localhost:{port}")
+    try:
+        assert client.is_server_ready()
+        data = numpy.arange(16, dtype=numpy.float32).reshape(1, 16)
+        tensor = httpclient.InferInput("INPUT0", [1, 16], "FP32")
+        tensor.set_data_from_numpy(data)
+        return client.infer("identity_fp32", inputs=[tensor]).as_numpy("OUTPUT0").ravel().tolist()
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_serve_until_a_signal(serve, signum: signal.Signals) -> None:
+    process = serve("--model-repository", str(EXAMPLE_REPOSITORY), "--http-port", "0",
+                    "--http-thread-count", "2")
+    port = int(process.wait_for(LISTENING).group(1))
+    assert port > 0
+    process.wait_for(re.compile(r"curl .*localhost:%d/v2/health/ready" % port))
+    assert infer_identity(port) == [float(i) for i in range(16)]
+
+    process.process.send_signal(signum)
+    assert process.process.wait(timeout=DEADLINE_S) == 0
+    lines = process.rest()
+    assert f"conch: {signum.name} received; stopping" in lines
+    assert "conch: stopped" in lines
+
+
+def test_serve_explicit_mode_loads_the_named_models(serve) -> None:
+    process = serve("--model-repository", str(EXAMPLE_REPOSITORY), "--http-port", "0",
+                    "--model-control-mode", "explicit", "--load-model", "identity_fp32",
+                    "--log-info", "true", "--exit-timeout-secs", "10")
+    port = int(process.wait_for(LISTENING).group(1))
+    client = httpclient.InferenceServerClient(f"localhost:{port}")
+    try:
+        assert client.is_model_ready("identity_fp32")
+        assert not client.is_model_ready("simple")
+        client.load_model("simple")
+        assert client.is_model_ready("simple")
+    finally:
+        client.close()
+    process.process.terminate()
+    assert process.process.wait(timeout=DEADLINE_S) == 0
+
+
+def test_serve_reports_a_port_in_use(serve) -> None:
+    first = serve("--model-repository", str(EXAMPLE_REPOSITORY), "--http-port", "0",
+                  "--http-thread-count", "1")
+    port = first.wait_for(LISTENING).group(1)
+    second = serve("--model-repository", str(EXAMPLE_REPOSITORY), "--http-port", port,
+                   "--http-thread-count", "1")
+    assert second.process.wait(timeout=DEADLINE_S) == 1
+    assert any("failed to start" in line for line in second.rest())
+    first.process.terminate()
+    assert first.process.wait(timeout=DEADLINE_S) == 0
+
+
+def test_serve_refuses_bad_flags() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "conch", "serve", "--model-repository", "x",
+         "--http-port", "70000"],
+        capture_output=True, text=True, timeout=DEADLINE_S,
+    )
+    assert done.returncode == 2
+    assert "--http-port" in done.stderr
+
+
+def test_the_console_script_exists() -> None:
+    script = pathlib.Path(sys.executable).parent / "conch"
+    done = subprocess.run([str(script), "serve", "--help"], capture_output=True, text=True,
+                          timeout=DEADLINE_S)
+    assert done.returncode == 0
+    assert "--model-repository" in done.stdout and "--http-port" in done.stdout
