@@ -72,8 +72,15 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                       help="the port; 0 picks a free one (default: 8000)")
     http.add_argument("--http-thread-count", type=int, default=8, metavar="N",
                       help="threads serving HTTP connections (default: 8)")
-    # The gRPC (--allow-grpc, --grpc-port, ...) and metrics (--allow-metrics,
-    # --metrics-port, ...) flags join here with those frontends.
+    # The gRPC flags (--allow-grpc, --grpc-port, ...) join here with that
+    # frontend.
+
+    metrics = parser.add_argument_group("metrics frontend")
+    _flag(metrics, "--allow-metrics", True, "serve Prometheus metrics (default: true)")
+    metrics.add_argument("--metrics-address", default="0.0.0.0", metavar="ADDR",
+                         help="the address to listen on (default: 0.0.0.0)")
+    metrics.add_argument("--metrics-port", type=_port, default=8002, metavar="PORT",
+                         help="the port; 0 picks a free one (default: 8002)")
 
     log = parser.add_argument_group("logging")
     log.add_argument("--log-verbose", type=int, default=0, metavar="LEVEL",
@@ -122,6 +129,14 @@ def _start_frontends(server: Server, args: argparse.Namespace) -> list:
             host = f"[{host}]"
         _say(f"KServe HTTP listening on {args.http_address}:{http.port}")
         _say(f"try: curl -s http://{host}:{http.port}/v2/health/ready -w '%{{http_code}}\\n'")
+    if args.allow_metrics:
+        from .frontend import Metrics
+
+        metrics = Metrics(server, Metrics.Options(address=args.metrics_address,
+                                                  port=args.metrics_port))
+        metrics.start()
+        frontends.append(metrics)
+        _say(f"metrics listening on {args.metrics_address}:{metrics.port} (GET /metrics)")
     if not frontends:
         _say("no frontend enabled; serving in-process only")
     return frontends

@@ -22,6 +22,7 @@ from conftest import EXAMPLE_REPOSITORY
 
 DEADLINE_S = 120
 LISTENING = re.compile(r"KServe HTTP listening on \S+:(\d+)$")
+METRICS = re.compile(r"metrics listening on \S+:(\d+) ")
 
 
 class Serve:
@@ -29,6 +30,8 @@ class Serve:
     by a reader thread."""
 
     def __init__(self, *args: str) -> None:
+        if "--metrics-port" not in args:  # never the fixed default port in tests
+            args = (*args, "--metrics-port", "0")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "conch", "serve", *args],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -112,6 +115,19 @@ def test_serve_until_a_signal(serve, signum: signal.Signals) -> None:
     lines = process.rest()
     assert f"conch: {signum.name} received; stopping" in lines
     assert "conch: stopped" in lines
+
+
+def test_serve_serves_metrics_too(serve) -> None:
+    import urllib.request
+
+    process = serve("--model-repository", str(EXAMPLE_REPOSITORY), "--http-port", "0")
+    process.wait_for(LISTENING)
+    port = int(process.wait_for(METRICS).group(1))
+    with urllib.request.urlopen(f"http://localhost:{port}/metrics", timeout=30) as reply:
+        text = reply.read().decode()
+    assert 'nv_inference_count{model="identity_fp32",version="1"}' in text
+    process.process.terminate()
+    assert process.process.wait(timeout=DEADLINE_S) == 0
 
 
 def test_serve_explicit_mode_loads_the_named_models(serve) -> None:
