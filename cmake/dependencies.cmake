@@ -41,3 +41,7 @@ add_library(conch_llhttp STATIC
   ${LLHTTP_SOURCE_DIR}/api.c ${LLHTTP_SOURCE_DIR}/http.c ${LLHTTP_SOURCE_DIR}/llhttp.c)
 set_target_properties(conch_llhttp PROPERTIES LINKER_LANGUAGE C POSITION_INDEPENDENT_CODE ON)
 target_include_directories(conch_llhttp SYSTEM PUBLIC ${LLHTTP_INCLUDE_DIR})
+
+# The KServe gRPC frontend: gRPC's own CMake config (libgrpc-dev) provides
+# gRPC::grpc++ and gRPC::grpc_cpp_plugin.
+find_package(gRPC CONFIG REQUIRED)

@@ -1,0 +1,105 @@
+#include "conch/transports/grpc/decode_infer_request.hpp"
+
+#include <memory>
+
+#include "conch/transports/grpc/request_parameters.hpp"
+#include "conch/transports/grpc/typed_contents.hpp"
+
+namespace conch::transports::grpc {
+
+namespace {
+
+using input_message = inference::ModelInferRequest::InferInputTensor;
+
+bool reads_shared_memory(const input_message& in) {
+  return in.parameters().count("shared_memory_region") > 0;
+}
+
+// Takes the bytes of one raw entry over into a buffer that owns them.
+runtime::buffer take_raw(std::string& raw) {
+  auto owner = std::make_shared<std::string>(std::move(raw));
+  auto* data = reinterpret_cast<std::byte*>(owner->data());
+  auto size = owner->size();
+  return {std::move(owner), data, size};
+}
+
+runtime::result<runtime::tensor> decode_header(const input_message& in) {
+  runtime::tensor t;
+  t.name = in.name();
+  auto type = runtime::parse_data_type(in.datatype());
+  if (!type)
+    return runtime::invalid_argument("invalid datatype for input " + in.name());
+  t.type = *type;
+  t.shape.assign(in.shape().begin(), in.shape().end());
+  if (runtime::element_count(t.shape) < 0)
+    return runtime::invalid_argument("invalid shape " + runtime::shape_string(t.shape)
+                                     + " for input '" + in.name() + "'");
+  return t;
+}
+
+// Fills the data of every input; `raw` is consumed in input order.
+runtime::status decode_inputs(inference::ModelInferRequest& m, decoded_infer& out) {
+  auto& raw = *m.mutable_raw_input_contents();
+  int next_raw = 0;
+  for (const auto& in : m.inputs()) {
+    auto t = decode_header(in);
+    if (!t)
+      return t.error();
+    for (const auto& existing : out.request.inputs)
+      if (existing.name == in.name())
+        return runtime::invalid_argument("input '" + in.name() + "' already exists in request");
+    if (reads_shared_memory(in)) {
+      if (in.has_contents())
+        return runtime::invalid_argument(
+          "unexpected 'content' provided when using shared memory for input '" + in.name() + "'");
+      out.shared_memory_inputs.push_back(out.request.inputs.size());
+    } else if (!raw.empty()) {
+      if (in.has_contents())
+        return runtime::invalid_argument(
+          "contents field must not be specified when using raw_input_contents for '" + in.name()
+          + "'");
+      if (next_raw >= raw.size())
+        return runtime::invalid_argument("unable to find data for input tensor '" + in.name()
+                                         + "'");
+      t->data = take_raw(raw[next_raw++]);
+      CONCH_RUNTIME_RETURN_IF_ERROR(t->validate_data());
+    } else {
+      if (!in.has_contents() && runtime::element_count(t->shape) > 0)
+        return runtime::invalid_argument("unable to find data for input tensor '" + in.name()
+                                         + "'");
+      auto data = pack_typed_contents(in.name(), t->type, runtime::element_count(t->shape),
+                                      in.contents());
+      if (!data)
+        return data.error();
+      t->data = std::move(*data);
+    }
+    out.request.inputs.push_back(std::move(*t));
+  }
+  if (next_raw < raw.size())
+    return runtime::invalid_argument("expected " + std::to_string(next_raw)
+                                     + " raw_input_contents entries for model '" + m.model_name()
+                                     + "', got " + std::to_string(raw.size()));
+  return runtime::status::ok();
+}
+
+} // namespace
+
+runtime::result<decoded_infer> decode_infer_request(inference::ModelInferRequest& m,
+                                                    int64_t version) {
+  decoded_infer out;
+  auto& r = out.request;
+  r.model_name = m.model_name();
+  r.model_version = version;
+  r.id = m.id();
+  CONCH_RUNTIME_RETURN_IF_ERROR(apply_request_parameters(m.parameters(), r));
+  CONCH_RUNTIME_RETURN_IF_ERROR(decode_inputs(m, out));
+  for (const auto& o : m.outputs()) {
+    r.requested_outputs.push_back(o.name());
+    if (o.parameters().count("shared_memory_region") > 0
+        || o.parameters().count("classification") > 0)
+      out.special_outputs = true;
+  }
+  return out;
+}
+
+} // namespace conch::transports::grpc

@@ -1,0 +1,136 @@
+#include "conch/transports/grpc/decode_infer_request.hpp"
+
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+namespace conch::transports::grpc {
+namespace {
+
+using runtime::errc;
+
+inference::ModelInferRequest::InferInputTensor* add_input(inference::ModelInferRequest& m,
+                                                          const std::string& name,
+                                                          const std::string& type,
+                                                          std::vector<int64_t> shape) {
+  auto* in = m.add_inputs();
+  in->set_name(name);
+  in->set_datatype(type);
+  for (auto d : shape)
+    in->add_shape(d);
+  return in;
+}
+
+std::string raw_int32(std::vector<int32_t> values) {
+  std::string s(values.size() * 4, '\0');
+  std::memcpy(s.data(), values.data(), s.size());
+  return s;
+}
+
+std::vector<int32_t> int32_data(const runtime::tensor& t) {
+  std::vector<int32_t> v(t.data.size() / 4);
+  std::memcpy(v.data(), t.data.data(), t.data.size());
+  return v;
+}
+
+TEST(decode_infer_request, raw_contents_follow_input_order_skipping_shared_memory) {
+  inference::ModelInferRequest m;
+  m.set_model_name("simple");
+  m.set_id("7");
+  add_input(m, "A", "INT32", {2});
+  auto* shm = add_input(m, "S", "INT32", {2});
+  (*shm->mutable_parameters())["shared_memory_region"].set_string_param("r");
+  add_input(m, "B", "INT32", {2});
+  *m.add_raw_input_contents() = raw_int32({1, 2});
+  *m.add_raw_input_contents() = raw_int32({3, 4});
+  auto d = decode_infer_request(m, 3);
+  ASSERT_TRUE(d) << d.error().to_string();
+  EXPECT_EQ(d->request.model_name, "simple");
+  EXPECT_EQ(d->request.model_version, 3);
+  EXPECT_EQ(d->request.id, "7");
+  ASSERT_EQ(d->request.inputs.size(), 3u);
+  EXPECT_EQ(int32_data(d->request.inputs[0]), (std::vector<int32_t>{1, 2}));
+  EXPECT_TRUE(d->request.inputs[1].data.empty());
+  EXPECT_EQ(int32_data(d->request.inputs[2]), (std::vector<int32_t>{3, 4}));
+  EXPECT_EQ(d->shared_memory_inputs, (std::vector<size_t>{1}));
+}
+
+TEST(decode_infer_request, typed_contents_are_packed) {
+  inference::ModelInferRequest m;
+  auto* a = add_input(m, "A", "INT16", {3});
+  for (int v : {-1, 2, 300})
+    a->mutable_contents()->add_int_contents(v);
+  auto* s = add_input(m, "S", "BYTES", {2});
+  s->mutable_contents()->add_bytes_contents("hi");
+  s->mutable_contents()->add_bytes_contents("");
+  auto d = decode_infer_request(m, -1);
+  ASSERT_TRUE(d) << d.error().to_string();
+  const auto& t = d->request.inputs[0].data;
+  ASSERT_EQ(t.size(), 6u);
+  int16_t v[3];
+  std::memcpy(v, t.data(), 6);
+  EXPECT_EQ(v[0], -1);
+  EXPECT_EQ(v[2], 300);
+  const auto& b = d->request.inputs[1].data;
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(b.data()), b.size()),
+            std::string("\x02\0\0\0hi\0\0\0\0", 10));
+}
+
+TEST(decode_infer_request, request_parameters_set_fields) {
+  inference::ModelInferRequest m;
+  auto& p = *m.mutable_parameters();
+  p["sequence_id"].set_int64_param(9);
+  p["sequence_start"].set_bool_param(true);
+  p["priority"].set_uint64_param(2);
+  p["triton_enable_empty_final_response"].set_bool_param(true);
+  p["custom"].set_string_param("x");
+  auto d = decode_infer_request(m, -1);
+  ASSERT_TRUE(d) << d.error().to_string();
+  EXPECT_EQ(std::get<uint64_t>(d->request.correlation_id), 9u);
+  EXPECT_EQ(d->request.flags, runtime::request_sequence_start);
+  EXPECT_EQ(d->request.priority, 2u);
+  ASSERT_EQ(d->request.parameters.size(), 1u);
+  EXPECT_EQ(d->request.parameters[0].name, "custom");
+}
+
+TEST(decode_infer_request, bad_requests_are_invalid_arguments) {
+  auto expect_error = [](inference::ModelInferRequest m, const std::string& message) {
+    auto d = decode_infer_request(m, -1);
+    ASSERT_FALSE(d) << message;
+    EXPECT_EQ(d.error().code(), errc::invalid_argument);
+    EXPECT_NE(d.error().message().find(message), std::string::npos) << d.error().message();
+  };
+  inference::ModelInferRequest wrong_size;
+  add_input(wrong_size, "A", "INT32", {4});
+  *wrong_size.add_raw_input_contents() = raw_int32({1});
+  expect_error(wrong_size, "'A'");
+  inference::ModelInferRequest missing;
+  add_input(missing, "A", "INT32", {1});
+  add_input(missing, "B", "INT32", {1});
+  *missing.add_raw_input_contents() = raw_int32({1});
+  expect_error(missing, "unable to find data for input tensor 'B'");
+  inference::ModelInferRequest mixed;
+  add_input(mixed, "A", "INT32", {1})->mutable_contents()->add_int_contents(1);
+  *mixed.add_raw_input_contents() = raw_int32({1});
+  expect_error(mixed, "contents field must not be specified");
+  inference::ModelInferRequest extra;
+  add_input(extra, "A", "INT32", {1});
+  *extra.add_raw_input_contents() = raw_int32({1});
+  *extra.add_raw_input_contents() = raw_int32({1});
+  expect_error(extra, "raw_input_contents");
+  inference::ModelInferRequest fp16;
+  add_input(fp16, "A", "FP16", {1})->mutable_contents()->add_fp32_contents(1);
+  expect_error(fp16, "raw_input_contents");
+  inference::ModelInferRequest bad_type;
+  add_input(bad_type, "A", "FLOAT", {1});
+  expect_error(bad_type, "invalid datatype for input A");
+  inference::ModelInferRequest reserved;
+  (*reserved.mutable_parameters())["triton_x"].set_bool_param(true);
+  expect_error(reserved, "reserved");
+  inference::ModelInferRequest count;
+  add_input(count, "A", "FP32", {2})->mutable_contents()->add_fp32_contents(1);
+  expect_error(count, "expected 2, got 1");
+}
+
+} // namespace
+} // namespace conch::transports::grpc

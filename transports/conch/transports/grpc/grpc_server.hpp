@@ -1,0 +1,69 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <grpcpp/server.h>
+
+#include "conch/runtime/status.hpp"
+#include "conch/transports/gateway.hpp"
+#include "conch/transports/grpc/health_service.hpp"
+#include "conch/transports/grpc/inference_service.hpp"
+#include "conch/transports/grpc/inflight_calls.hpp"
+
+namespace conch::transports::grpc {
+
+/// What the gRPC server listens on.
+struct server_options {
+  /// An IPv4 or IPv6 literal, or a host name.
+  std::string address = "0.0.0.0";
+  /// The TCP port; 0 picks a free one.
+  uint16_t port = 8001;
+};
+
+/// The KServe gRPC server: owns the grpc::Server with the inference and
+/// health services. start(), begin_stop() and abort() are called one at a
+/// time by one owner; bound_port() is thread-safe.
+class grpc_server {
+ public:
+  grpc_server(server_options options, gateway_ptr server);
+  grpc_server(const grpc_server&) = delete;
+  grpc_server& operator=(const grpc_server&) = delete;
+
+  /// Shuts the server down now if it still runs, and joins its stopper.
+  ~grpc_server();
+
+  /// Binds the port and starts serving; UNAVAILABLE when the address cannot
+  /// be bound (a port in use).
+  runtime::status start();
+
+  /// Admits no more inference calls, lets those in flight finish, shuts the
+  /// server down, and then calls `drained` from a thread of its own.
+  void begin_stop(std::function<void()> drained);
+
+  /// Cancels the inference calls in flight so that a shutdown completes
+  /// now; shuts the server down if begin_stop did not.
+  void abort();
+
+  /// The bound port; 0 before start.
+  uint16_t bound_port() const noexcept { return port_; }
+
+ private:
+  // Shuts down and waits on a thread of its own, since Shutdown blocks
+  // until every call finished.
+  void shut_down(std::function<void()> drained);
+
+  server_options options_;
+  std::shared_ptr<inflight_calls> calls_;
+  inference_service inference_;
+  health_service health_;
+  std::unique_ptr<::grpc::Server> server_;
+  std::atomic<uint16_t> port_{0};
+  std::thread stopper_;
+};
+
+} // namespace conch::transports::grpc

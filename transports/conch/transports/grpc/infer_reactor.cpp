@@ -1,0 +1,131 @@
+#include "conch/transports/grpc/infer_reactor.hpp"
+
+#include <atomic>
+#include <mutex>
+
+#include "conch/transports/grpc/decode_infer_request.hpp"
+#include "conch/transports/grpc/encode_infer_response.hpp"
+#include "conch/transports/grpc/grpc_status.hpp"
+#include "conch/transports/grpc/model_version.hpp"
+
+namespace conch::transports::grpc {
+
+/// The state of one call that outlives its reactor: the server's callback
+/// may run after the reactor finished.
+struct infer_call {
+  std::shared_ptr<inflight_calls> calls;
+  uint64_t ticket = 0;
+  ::grpc::ServerUnaryReactor* reactor = nullptr;
+  inference::ModelInferResponse* response = nullptr;
+  std::atomic<bool> finished{false};
+  std::mutex mutex;
+  cancel_fn cancel;  // guarded by mutex
+  bool has_output = false;
+
+  // Finishes the call once; later calls do nothing.
+  void finish(const runtime::status& st) {
+    if (finished.exchange(true))
+      return;
+    calls->release(ticket);
+    {
+      // The cancel function may hold the server's callback, which holds
+      // this call: drop it to break the cycle.
+      std::lock_guard<std::mutex> guard{mutex};
+      cancel = nullptr;
+    }
+    reactor->Finish(to_grpc_status(st));
+  }
+
+  // Called by the server for each response of the request, never
+  // concurrently, the last one final.
+  void on_response(runtime::inference_response&& r) {
+    if (!r.error.is_ok()) {
+      finish(r.error);
+      return;
+    }
+    if (!r.outputs.empty() || !has_output) {
+      response->Clear();
+      auto st = encode_infer_response(r, *response);
+      if (!st.is_ok()) {
+        finish(st);
+        return;
+      }
+      has_output = !r.outputs.empty();
+    }
+    if (r.final)
+      finish(runtime::status::ok());
+  }
+};
+
+namespace {
+
+// Checks what the request needs before it can go to the server.
+runtime::result<decoded_infer> prepare(gateway& server, const inference::ModelInferRequest& req) {
+  auto version = parse_model_version(req.model_version());
+  if (!version)
+    return version.error();
+  auto config = server.model_config(req.model_name(), *version);
+  if (!config)
+    return config.error();
+  if ((*config)->model_transaction_policy().decoupled())
+    return runtime::unsupported(
+      "ModelInfer RPC doesn't support models with decoupled transaction policy");
+  // The request message is this call's own and gRPC reads it no more, so
+  // its raw contents may move into the request's tensors.
+  auto& message = const_cast<inference::ModelInferRequest&>(req);
+  auto decoded = decode_infer_request(message, *version);
+  if (!decoded)
+    return decoded.error();
+  if (!decoded->shared_memory_inputs.empty() || decoded->special_outputs)
+    return runtime::unsupported("shared memory and classification are not supported by the "
+                                "gRPC frontend yet");
+  return decoded;
+}
+
+} // namespace
+
+infer_reactor* infer_reactor::start(gateway& server, std::shared_ptr<inflight_calls> calls,
+                                    const inference::ModelInferRequest& request,
+                                    inference::ModelInferResponse& response) {
+  auto* self = new infer_reactor;
+  auto call = std::make_shared<infer_call>();
+  call->calls = std::move(calls);
+  call->reactor = self;
+  call->response = &response;
+  self->call_ = call;
+  auto ticket = call->calls->admit();
+  if (!ticket) {
+    self->Finish(to_grpc_status(runtime::unavailable("the gRPC server is stopping")));
+    call->finished = true;
+    return self;
+  }
+  call->ticket = *ticket;
+  auto decoded = prepare(server, request);
+  if (!decoded) {
+    call->finish(decoded.error());
+    return self;
+  }
+  auto cancel = server.infer(std::move(decoded->request),
+                             [call](runtime::inference_response&& r) {
+                               call->on_response(std::move(r));
+                             });
+  call->calls->set_cancel(call->ticket, cancel);
+  std::lock_guard<std::mutex> guard{call->mutex};
+  if (!call->finished)
+    call->cancel = std::move(cancel);
+  return self;
+}
+
+void infer_reactor::OnCancel() {
+  cancel_fn cancel;
+  {
+    std::lock_guard<std::mutex> guard{call_->mutex};
+    cancel = call_->cancel;
+  }
+  if (cancel)
+    cancel();
+}
+
+void infer_reactor::OnDone() { delete this; }
+
+} // namespace conch::transports::grpc

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <memory>
+
+#include <grpcpp/support/server_callback.h>
+
+#include "conch/transports/gateway.hpp"
+#include "conch/transports/grpc/inflight_calls.hpp"
+#include "grpc_service.pb.h"
+
+namespace conch::transports::grpc {
+
+struct infer_call;
+
+/// The reactor of one ModelInfer call. It checks and decodes the request on
+/// the gRPC thread, submits it through the gateway and returns at once; the
+/// server's final response finishes the call from the server's thread. A
+/// client that goes away cancels the request. Deletes itself in OnDone.
+class infer_reactor final : public ::grpc::ServerUnaryReactor {
+ public:
+  /// Starts a call. `request` and `response` belong to gRPC and stay valid
+  /// until the reactor finished; the request's raw contents are moved out.
+  static infer_reactor* start(gateway& server, std::shared_ptr<inflight_calls> calls,
+                              const inference::ModelInferRequest& request,
+                              inference::ModelInferResponse& response);
+
+  void OnCancel() override;
+  void OnDone() override;
+
+ private:
+  infer_reactor() = default;
+
+  std::shared_ptr<infer_call> call_;
+};
+
+} // namespace conch::transports::grpc

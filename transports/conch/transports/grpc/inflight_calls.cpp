@@ -1,0 +1,54 @@
+#include "conch/transports/grpc/inflight_calls.hpp"
+
+#include <vector>
+
+namespace conch::transports::grpc {
+
+std::optional<uint64_t> inflight_calls::admit() {
+  std::lock_guard<std::mutex> guard{mutex_};
+  if (stopping_)
+    return std::nullopt;
+  auto ticket = next_++;
+  calls_.emplace(ticket, nullptr);
+  return ticket;
+}
+
+void inflight_calls::set_cancel(uint64_t ticket, cancel_fn cancel) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  if (auto i = calls_.find(ticket); i != calls_.end())
+    i->second = std::move(cancel);
+}
+
+void inflight_calls::release(uint64_t ticket) {
+  cancel_fn dropped;
+  std::lock_guard<std::mutex> guard{mutex_};
+  if (auto i = calls_.find(ticket); i != calls_.end()) {
+    dropped = std::move(i->second);
+    calls_.erase(i);
+  }
+}
+
+void inflight_calls::stop() {
+  std::lock_guard<std::mutex> guard{mutex_};
+  stopping_ = true;
+}
+
+bool inflight_calls::stopping() const {
+  std::lock_guard<std::mutex> guard{mutex_};
+  return stopping_;
+}
+
+void inflight_calls::cancel_all() {
+  std::vector<cancel_fn> cancels;
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    for (auto& [ticket, cancel] : calls_)
+      if (cancel)
+        cancels.push_back(cancel);
+  }
+  // Outside the lock: a cancel may complete its call, which releases it.
+  for (auto& cancel : cancels)
+    cancel();
+}
+
+} // namespace conch::transports::grpc
