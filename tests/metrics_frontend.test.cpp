@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "conch/actors/metrics_frontend.hpp"
+#include "conch/runtime/statistics/custom_metric.hpp"
 #include "conch/transports/http/test/raw_client.hpp"
 #include "support/metrics_text.hpp"
 #include "support/server_fixture.hpp"
@@ -92,6 +93,58 @@ TEST_F(metrics_frontend_test, counters_move_after_one_inference_without_waiting)
   EXPECT_TRUE(eventually([&] { return identity_value("nv_inference_count") == 1.0; }));
   EXPECT_TRUE(eventually([&] { return identity_value("nv_inference_request_success") == 1.0; }));
   EXPECT_EQ(identity_value("nv_inference_exec_count"), 1.0);
+}
+
+TEST_F(metrics_frontend_test, custom_metrics_are_scraped_until_dropped) {
+  using runtime::statistics::custom_metric;
+  using runtime::statistics::metric_kind;
+  auto family = srv_->make_metric_family(metric_kind::gauge, "app_temperature", "Degrees");
+  ASSERT_TRUE(family) << family.error().to_string();
+  auto metric = custom_metric::make(*family, {{"room", "lab"}});
+  ASSERT_TRUE(metric) << metric.error().to_string();
+  ASSERT_TRUE((*metric)->set_value(21.5).is_ok());
+  auto r = scrape(port_);
+  ASSERT_TRUE(r);
+  EXPECT_NE(r->body.find("# HELP app_temperature Degrees\n# TYPE app_temperature gauge\n"),
+            std::string::npos)
+    << r->body;
+  EXPECT_EQ(metric_value(r->body, "app_temperature", R"(room="lab")"), 21.5) << r->body;
+  EXPECT_EQ(srv_->make_metric_family(metric_kind::counter, "nv_inference_count", "").error().code(),
+            errc::invalid_argument);
+  metric = runtime::invalid_argument("dropped");
+  family = runtime::invalid_argument("dropped");
+  r = scrape(port_);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->body.find("app_temperature"), std::string::npos) << r->body;
+}
+
+TEST_F(metrics_frontend_test, cpu_gauges_hold_values_from_the_start) {
+  auto r = scrape(port_);
+  ASSERT_TRUE(r);
+  for (const char* family :
+       {"nv_cpu_utilization", "nv_cpu_memory_total_bytes", "nv_cpu_memory_used_bytes"})
+    EXPECT_NE(r->body.find(std::string{"# TYPE "} + family + " gauge\n"), std::string::npos)
+      << family;
+  // An unlabelled series: "\nnv_cpu_memory_total_bytes <value>\n".
+  const std::string series = "\nnv_cpu_memory_total_bytes ";
+  auto at = r->body.find(series);
+  ASSERT_NE(at, std::string::npos) << r->body;
+  EXPECT_GT(std::stod(r->body.substr(at + series.size())), 0.0) << r->body;
+}
+
+TEST_F(metrics_frontend_test, cpu_gauges_are_switched_off_by_either_flag) {
+  for (int off = 0; off < 2; ++off) {
+    auto o = example_options();
+    (off == 0 ? o.metrics : o.cpu_metrics) = false;
+    auto s = start(o);
+    ASSERT_TRUE(s) << s.error().to_string();
+    EXPECT_EQ(s->metrics_text().find("nv_cpu_"), std::string::npos);
+    EXPECT_NE(s->metrics_text().find("nv_inference_count{"), std::string::npos);
+    ASSERT_TRUE(s->stop());
+  }
+  auto o = example_options();
+  o.metrics_interval_ms = 0;
+  EXPECT_EQ(start(o).error().code(), errc::invalid_argument);
 }
 
 TEST_F(metrics_frontend_test, trailing_slash_is_served) {

@@ -39,6 +39,7 @@ from ._enums import (
     RequestFlag,
     ResponseCompleteFlag,
 )
+from ._metrics import Metric, MetricFamily
 from ._model import Model
 from ._options import ModelLoadDeviceLimit, Options, RateLimiterResource
 from ._request import InferenceRequest
@@ -73,6 +74,8 @@ __all__ = [
     "LogFormat",
     "LogLevel",
     "InstanceGroupKind",
+    "MetricFamily",
+    "Metric",
     "MetricFormat",
     "MetricKind",
     "ModelBatchFlag",

@@ -93,13 +93,14 @@ class Options:
     log_format: LogFormat = LogFormat.DEFAULT
     #: Verbose logging when > 0 (turns on log_info).
     log_verbose: int = 0
-    #: Ignored: Conch always collects its metrics.
+    #: False switches the system gauges off; the per-model families, updated
+    #: as requests complete, are always collected.
     metrics: bool = True
     #: Ignored: Conch collects no GPU metrics.
     gpu_metrics: bool = True
-    #: Ignored: Conch collects no CPU metrics.
+    #: False switches the CPU gauges (nv_cpu_*) off.
     cpu_metrics: bool = True
-    #: Ignored: Conch's metrics are updated as they happen, not polled.
+    #: How often the CPU gauges are sampled, in milliseconds (> 0).
     metrics_interval: int = 2000
     #: Ignored: Conch's backends are built in or registered by packages.
     backend_directory: str = "/opt/tritonserver/backends"
@@ -151,6 +152,9 @@ class Options:
         native.exit_on_error = self.exit_on_error
         native.strict_readiness = self.strict_readiness
         native.exit_timeout = self.exit_timeout
+        native.metrics = self.metrics
+        native.cpu_metrics = self.cpu_metrics
+        native.metrics_interval_ms = self.metrics_interval
         # In-process Triton polls only when asked (poll_model_repository).
         native.repository_poll_secs = 0
         return native
@@ -170,10 +174,7 @@ _IGNORED = {
     "model_load_retry_count": "Conch does not retry failed loads",
     "model_namespacing": "Conch has no model namespacing",
     "enable_peer_access": "Conch does not manage GPU peer access",
-    "metrics": "Conch always collects its metrics",
     "gpu_metrics": "Conch collects no GPU metrics",
-    "cpu_metrics": "Conch collects no CPU metrics",
-    "metrics_interval": "Conch updates its metrics as they happen",
     "backend_directory": "Conch's backends are built in or registered by Python packages",
     "repo_agent_directory": "Conch has no repository agents",
     "model_load_device_limits": "Conch does not limit loading per device",

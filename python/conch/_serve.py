@@ -72,8 +72,13 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                       help="the port; 0 picks a free one (default: 8000)")
     http.add_argument("--http-thread-count", type=int, default=8, metavar="N",
                       help="threads serving HTTP connections (default: 8)")
-    # The gRPC flags (--allow-grpc, --grpc-port, ...) join here with that
-    # frontend.
+
+    grpc = parser.add_argument_group("KServe gRPC frontend")
+    _flag(grpc, "--allow-grpc", True, "serve KServe v2 over gRPC (default: true)")
+    grpc.add_argument("--grpc-address", default="0.0.0.0", metavar="ADDR",
+                      help="the address to listen on (default: 0.0.0.0)")
+    grpc.add_argument("--grpc-port", type=_port, default=8001, metavar="PORT",
+                      help="the port; 0 picks a free one (default: 8001)")
 
     metrics = parser.add_argument_group("metrics frontend")
     _flag(metrics, "--allow-metrics", True, "serve Prometheus metrics (default: true)")
@@ -129,6 +134,14 @@ def _start_frontends(server: Server, args: argparse.Namespace) -> list:
             host = f"[{host}]"
         _say(f"KServe HTTP listening on {args.http_address}:{http.port}")
         _say(f"try: curl -s http://{host}:{http.port}/v2/health/ready -w '%{{http_code}}\\n'")
+    if args.allow_grpc:
+        from .frontend import KServeGrpc
+
+        grpc = KServeGrpc(server, KServeGrpc.Options(address=args.grpc_address,
+                                                     port=args.grpc_port))
+        grpc.start()
+        frontends.append(grpc)
+        _say(f"KServe gRPC listening on {args.grpc_address}:{grpc.port}")
     if args.allow_metrics:
         from .frontend import Metrics
 

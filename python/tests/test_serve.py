@@ -23,6 +23,7 @@ from conftest import EXAMPLE_REPOSITORY
 DEADLINE_S = 120
 LISTENING = re.compile(r"KServe HTTP listening on \S+:(\d+)$")
 METRICS = re.compile(r"metrics listening on \S+:(\d+) ")
+GRPC = re.compile(r"KServe gRPC listening on \S+:(\d+)$")
 
 
 class Serve:
@@ -32,6 +33,8 @@ class Serve:
     def __init__(self, *args: str) -> None:
         if "--metrics-port" not in args:  # never the fixed default port in tests
             args = (*args, "--metrics-port", "0")
+        if "--grpc-port" not in args:
+            args = (*args, "--grpc-port", "0")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "conch", "serve", *args],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -128,6 +131,32 @@ def test_serve_serves_metrics_too(serve) -> None:
     assert 'nv_inference_count{model="identity_fp32",version="1"}' in text
     process.process.terminate()
     assert process.process.wait(timeout=DEADLINE_S) == 0
+
+
+def test_serve_serves_grpc_too(serve) -> None:
+    import tritonclient.grpc as grpcclient
+
+    process = serve("--model-repository", str(EXAMPLE_REPOSITORY), "--http-port", "0")
+    port = int(process.wait_for(GRPC).group(1))
+    client = grpcclient.InferenceServerClient(f"localhost:{port}")
+    try:
+        tensor = grpcclient.InferInput("INPUT0", [1, 16], "FP32")
+        tensor.set_data_from_numpy(numpy.arange(16, dtype=numpy.float32).reshape(1, 16))
+        out = client.infer("identity_fp32", inputs=[tensor]).as_numpy("OUTPUT0")
+        assert out.ravel().tolist() == [float(i) for i in range(16)]
+    finally:
+        client.close()
+    process.process.terminate()
+    assert process.process.wait(timeout=DEADLINE_S) == 0
+
+
+def test_serve_without_grpc(serve) -> None:
+    process = serve("--model-repository", str(EXAMPLE_REPOSITORY), "--http-port", "0",
+                    "--allow-grpc", "false")
+    process.wait_for(LISTENING)
+    process.process.terminate()
+    assert process.process.wait(timeout=DEADLINE_S) == 0
+    assert not any("gRPC" in line for line in process.rest())
 
 
 def test_serve_explicit_mode_loads_the_named_models(serve) -> None:

@@ -31,6 +31,7 @@ runtime::status grpc_frontend::start() {
   transports::grpc::server_options o;
   o.address = options_.address;
   o.port = static_cast<uint16_t>(options_.port);
+  o.reuse_port = options_.reuse_port;
   auto transport
     = std::make_shared<grpc_transport>(std::move(o), std::make_shared<server_gateway>(srv_));
   auto fe = srv_.add_frontend(transport);

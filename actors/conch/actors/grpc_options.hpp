@@ -11,6 +11,9 @@ struct grpc_options {
   std::string address = "0.0.0.0";
   /// The TCP port, 0 to 65535; 0 picks a free one (see grpc_frontend::port).
   int port = 8001;
+  /// Let other sockets bind the same port (SO_REUSEPORT); off by default,
+  /// so that a port in use fails the start.
+  bool reuse_port = false;
 };
 
 } // namespace conch::actors

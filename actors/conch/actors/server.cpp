@@ -2,6 +2,7 @@
 
 #include <caf/scoped_actor.hpp>
 
+#include "conch/actors/cpu_sampler.hpp"
 #include "conch/actors/messages.hpp"
 #include "conch/actors/server_core.hpp"
 #include "conch/actors/server_supervisor.hpp"
@@ -35,6 +36,8 @@ status start_failure(const std::vector<std::string>& failures) {
 runtime::result<server> server::start(caf::actor_system& sys, server_options options) {
   if (options.model_repository.empty())
     return runtime::invalid_argument("--model-repository must be specified");
+  if (options.metrics_interval_ms == 0)
+    return runtime::invalid_argument("metrics interval must be greater than 0");
   caller_thread_guard guard;
   auto c = std::make_shared<core>();
   c->sys = &sys;
@@ -42,6 +45,13 @@ runtime::result<server> server::start(caf::actor_system& sys, server_options opt
   c->metrics = std::make_shared<runtime::statistics::metrics_registry>();
   c->slots = std::make_shared<adapter_slots>(options.adapter_count, options.restart_budget);
   c->flags->live.store(true);
+  if (options.metrics && options.cpu_metrics) {
+    // The first sample is taken here, so the gauges hold values from the start.
+    auto gauges = std::make_shared<runtime::statistics::cpu_gauges>(*c->metrics->registry());
+    (void) gauges->sample();
+    c->cpu_sampler = spawn_cpu_sampler(sys, std::move(gauges),
+                                       std::chrono::milliseconds{options.metrics_interval_ms});
+  }
   c->supervisor = sys.spawn<server_supervisor>(
     supervisor_spec{options, c->flags, c->metrics, c->slots, true});
   caf::scoped_actor self{sys};
@@ -82,6 +92,10 @@ status server::core::stop() {
                result = runtime::internal_error("the server had already ended: " + to_string(err));
              });
   self->wait_for(supervisor);
+  if (cpu_sampler) {
+    self->send_exit(cpu_sampler, caf::exit_reason::user_shutdown);
+    self->wait_for(cpu_sampler);
+  }
   flags->live.store(false);
   return result;
 }
@@ -119,5 +133,12 @@ server_metadata server::metadata() const {
 }
 
 std::string server::metrics_text() const { return core_->metrics->serialize(); }
+
+runtime::result<std::shared_ptr<runtime::statistics::custom_metric_family>>
+server::make_metric_family(runtime::statistics::metric_kind kind, const std::string& name,
+                           const std::string& description) const {
+  return runtime::statistics::custom_metric_family::make(core_->metrics->registry(), kind, name,
+                                                         description);
+}
 
 } // namespace conch::actors

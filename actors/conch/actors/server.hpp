@@ -16,6 +16,7 @@
 #include "conch/actors/server_options.hpp"
 #include "conch/runtime/inference_job.hpp"
 #include "conch/runtime/result.hpp"
+#include "conch/runtime/statistics/custom_metric_family.hpp"
 #include "conch/runtime/statistics/statistics_snapshot.hpp"
 #include "model_config.pb.h"
 
@@ -155,6 +156,13 @@ class server {
 
   /// The Prometheus text exposition of the server's metric families.
   std::string metrics_text() const;
+
+  /// A custom counter or gauge family in the server's registry; it appears in
+  /// metrics_text() beside the per-model families until its last handle goes
+  /// (see runtime::statistics::custom_metric_family::make for the errors).
+  runtime::result<std::shared_ptr<runtime::statistics::custom_metric_family>>
+  make_metric_family(runtime::statistics::metric_kind kind, const std::string& name,
+                     const std::string& description) const;
 
   /// The logging settings the server owns (the logging extension reads and
   /// changes them). Thread-safe.

@@ -40,6 +40,8 @@ struct server::core {
   std::shared_ptr<log_settings_store> logging = std::make_shared<log_settings_store>();
   caf::actor supervisor;
   caf::actor repository;
+  /// The CPU gauge sampler; null when the options switch it off.
+  caf::actor cpu_sampler;
   std::mutex stop_mu;
   bool stopped = false;
 

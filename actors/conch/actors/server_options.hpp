@@ -44,6 +44,11 @@ struct server_options {
   uint32_t restart_budget = 3;
   /// Number of GPUs to assume for KIND_AUTO/KIND_GPU groups; -1 asks CUDA.
   int32_t gpu_count = -1;
+  /// The system gauges: off when either flag is (per-model families always
+  /// exist); nv_cpu_* sampled every metrics_interval_ms (> 0).
+  bool metrics = true;
+  bool cpu_metrics = true;
+  uint32_t metrics_interval_ms = 2000;
 };
 
 } // namespace conch::actors

@@ -10,6 +10,4 @@ package, served by Conch. Every name is conch.frontend's own object
         ...
 """
 
-from conch.frontend import KServeHttp, Metrics  # noqa: F401
-
-# KServeGrpc is re-exported here once conch.frontend has it.
+from conch.frontend import KServeGrpc, KServeHttp, Metrics  # noqa: F401

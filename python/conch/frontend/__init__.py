@@ -9,15 +9,14 @@ NVIDIA Triton's ``tritonfrontend`` package.
         ...                          # tritonclient.http, curl, ...
     server.stop()
 
-Metrics serves the server's Prometheus metrics on port 8002 the same way.
+KServeGrpc serves the same over gRPC (port 8001), and Metrics serves the server's Prometheus metrics on port 8002 the same way.
 """
 
 from __future__ import annotations
 
+from ._kservegrpc import KServeGrpc
 from ._kservehttp import KServeHttp
 from ._metrics import Metrics
 from ._restricted import Feature, FeatureGroup, RestrictedFeatures
 
-# KServeGrpc joins them here with its frontend.
-
-__all__ = ["KServeHttp", "Metrics", "Feature", "FeatureGroup", "RestrictedFeatures"]
+__all__ = ["KServeHttp", "KServeGrpc", "Metrics", "Feature", "FeatureGroup", "RestrictedFeatures"]

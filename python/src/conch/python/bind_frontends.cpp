@@ -1,4 +1,4 @@
-// _conch.HttpFrontend and _conch.MetricsFrontend: the network frontends, owned
+// _conch.HttpFrontend, _conch.GrpcFrontend and _conch.MetricsFrontend: the network frontends, owned
 // by conch.frontend's classes.
 
 #include <pybind11/pybind11.h>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "conch/python/bindings.hpp"
+#include "conch/python/grpc_frontend.hpp"
 #include "conch/python/http_frontend.hpp"
 #include "conch/python/metrics_frontend.hpp"
 
@@ -39,6 +40,15 @@ make_http_frontend(py_server& srv, std::string address, int port, bool reuse_por
   return std::make_unique<py_http_frontend>(srv, std::move(o));
 }
 
+std::unique_ptr<py_grpc_frontend> make_grpc_frontend(py_server& srv, std::string address, int port,
+                                                     bool reuse_port) {
+  actors::grpc_options o;
+  o.address = std::move(address);
+  o.port = port;
+  o.reuse_port = reuse_port;
+  return std::make_unique<py_grpc_frontend>(srv, std::move(o));
+}
+
 std::unique_ptr<py_metrics_frontend> make_metrics_frontend(py_server& srv, std::string address,
                                                            int port, int thread_count) {
   actors::metrics_options o;
@@ -63,6 +73,16 @@ void bind_frontends(py::module_& m) {
     .def("start", &py_http_frontend::start, "Binds and starts serving (GIL released).")
     .def("stop", &py_http_frontend::stop, "Stops serving (GIL released).")
     .def_property_readonly("port", &py_http_frontend::port,
+                           "The port the latest start bound; 0 before.");
+  py::class_<py_grpc_frontend>(m, "GrpcFrontend",
+                               "The KServe gRPC frontend of a server; "
+                               "conch.frontend.KServeGrpc owns one.")
+    .def(py::init(&make_grpc_frontend), py::arg("server"), py::arg("address") = "0.0.0.0",
+         py::arg("port") = 8001, py::arg("reuse_port") = false,
+         "Creates the frontend; binds nothing until start().")
+    .def("start", &py_grpc_frontend::start, "Binds and starts serving (GIL released).")
+    .def("stop", &py_grpc_frontend::stop, "Stops serving (GIL released).")
+    .def_property_readonly("port", &py_grpc_frontend::port,
                            "The port the latest start bound; 0 before.");
   py::class_<py_metrics_frontend>(m, "MetricsFrontend",
                                   "The Prometheus metrics frontend of a server; "

@@ -1,9 +1,11 @@
 #include "conch/runtime/statistics/metrics_registry.hpp"
 
 #include <exception>
+#include <iterator>
 
 #include <prometheus/text_serializer.h>
 
+#include "conch/runtime/statistics/custom_metric_family.hpp"
 #include "conch/runtime/statistics/metric_families.hpp"
 
 namespace conch::runtime::statistics {
@@ -49,7 +51,11 @@ std::string metrics_registry::serialize() const {
   // Collect() and the serializer allocate; a scrape that runs out of memory
   // answers with nothing rather than taking the server down.
   try {
-    return prometheus::TextSerializer().Serialize(families_->registry()->Collect());
+    auto families = families_->registry()->Collect();
+    auto custom = custom_metric_family::process_registry()->Collect();
+    families.insert(families.end(), std::make_move_iterator(custom.begin()),
+                    std::make_move_iterator(custom.end()));
+    return prometheus::TextSerializer().Serialize(families);
   } catch (const std::exception&) {
     return {};
   }

@@ -46,7 +46,9 @@ class metrics_registry {
 
   // -- exposition ------------------------------------------------------------
 
-  /// Every family of the registry in the Prometheus text format 0.0.4.
+  /// Every family of the registry, then those of
+  /// custom_metric_family::process_registry(), in the Prometheus text format
+  /// 0.0.4.
   std::string serialize() const;
 
  private:

@@ -43,8 +43,8 @@ runtime::status grpc_server::start() {
   auto address = listen_address(options_);
   builder.AddListeningPort(address, ::grpc::InsecureServerCredentials(), &selected);
   // gRPC allows SO_REUSEPORT by default, which would let a second server
-  // share a port in use instead of failing.
-  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  // share a port in use instead of failing: set it explicitly.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, options_.reuse_port ? 1 : 0);
   builder.SetMaxReceiveMessageSize(std::numeric_limits<int32_t>::max());
   builder.SetMaxSendMessageSize(std::numeric_limits<int32_t>::max());
   builder.RegisterService(&inference_);

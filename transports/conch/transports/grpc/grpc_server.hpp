@@ -23,6 +23,8 @@ struct server_options {
   std::string address = "0.0.0.0";
   /// The TCP port; 0 picks a free one.
   uint16_t port = 8001;
+  /// SO_REUSEPORT on the listening socket.
+  bool reuse_port = false;
 };
 
 /// The KServe gRPC server: owns the grpc::Server with the inference and

@@ -4,6 +4,7 @@
 #include "conch/transports/grpc/infer_reactor.hpp"
 #include "conch/transports/grpc/metadata_codec.hpp"
 #include "conch/transports/grpc/model_version.hpp"
+#include "conch/transports/grpc/stream_reactor.hpp"
 
 namespace conch::transports::grpc {
 
@@ -91,6 +92,11 @@ reactor* inference_service::ModelStatistics(context* ctx,
 reactor* inference_service::ModelInfer(context*, const inference::ModelInferRequest* req,
                                        inference::ModelInferResponse* res) {
   return infer_reactor::start(*server_, calls_, *req, *res);
+}
+
+::grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>*
+inference_service::ModelStreamInfer(context* ctx) {
+  return stream_reactor::start(ctx, server_, calls_);
 }
 
 } // namespace conch::transports::grpc

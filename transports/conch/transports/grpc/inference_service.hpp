@@ -9,7 +9,7 @@
 namespace conch::transports::grpc {
 
 /// The KServe GRPCInferenceService on gRPC's callback API: health,
-/// metadata, configuration, statistics and ModelInfer. Every handler
+/// metadata, configuration, statistics, ModelInfer and ModelStreamInfer. Every handler
 /// answers at once or hands its call to a reactor; none blocks. The RPCs
 /// not overridden here answer UNIMPLEMENTED. Thread-safe.
 class inference_service final : public inference::GRPCInferenceService::CallbackService {
@@ -36,6 +36,8 @@ class inference_service final : public inference::GRPCInferenceService::Callback
                            inference::ModelStatisticsResponse* res) override;
   reactor* ModelInfer(context* ctx, const inference::ModelInferRequest* req,
                       inference::ModelInferResponse* res) override;
+  ::grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>*
+  ModelStreamInfer(context* ctx) override;
 
  private:
   gateway_ptr server_;

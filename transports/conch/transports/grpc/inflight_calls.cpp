@@ -9,18 +9,24 @@ std::optional<uint64_t> inflight_calls::admit() {
   if (stopping_)
     return std::nullopt;
   auto ticket = next_++;
-  calls_.emplace(ticket, nullptr);
+  calls_.emplace(ticket, entry{});
   return ticket;
 }
 
 void inflight_calls::set_cancel(uint64_t ticket, cancel_fn cancel) {
   std::lock_guard<std::mutex> guard{mutex_};
   if (auto i = calls_.find(ticket); i != calls_.end())
-    i->second = std::move(cancel);
+    i->second.cancel = std::move(cancel);
+}
+
+void inflight_calls::set_stop(uint64_t ticket, std::function<void()> on_stop) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  if (auto i = calls_.find(ticket); i != calls_.end())
+    i->second.on_stop = std::move(on_stop);
 }
 
 void inflight_calls::release(uint64_t ticket) {
-  cancel_fn dropped;
+  entry dropped;
   std::lock_guard<std::mutex> guard{mutex_};
   if (auto i = calls_.find(ticket); i != calls_.end()) {
     dropped = std::move(i->second);
@@ -29,8 +35,19 @@ void inflight_calls::release(uint64_t ticket) {
 }
 
 void inflight_calls::stop() {
-  std::lock_guard<std::mutex> guard{mutex_};
-  stopping_ = true;
+  std::vector<std::function<void()>> hooks;
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    if (stopping_)
+      return;
+    stopping_ = true;
+    for (auto& [ticket, e] : calls_)
+      if (e.on_stop)
+        hooks.push_back(e.on_stop);
+  }
+  // Outside the lock: a hook may finish its call, which releases it.
+  for (auto& hook : hooks)
+    hook();
 }
 
 bool inflight_calls::stopping() const {
@@ -42,9 +59,9 @@ void inflight_calls::cancel_all() {
   std::vector<cancel_fn> cancels;
   {
     std::lock_guard<std::mutex> guard{mutex_};
-    for (auto& [ticket, cancel] : calls_)
-      if (cancel)
-        cancels.push_back(cancel);
+    for (auto& [ticket, e] : calls_)
+      if (e.cancel)
+        cancels.push_back(e.cancel);
   }
   // Outside the lock: a cancel may complete its call, which releases it.
   for (auto& cancel : cancels)

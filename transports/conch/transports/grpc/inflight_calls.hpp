@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
@@ -23,7 +24,11 @@ class inflight_calls {
   /// Forgets a call that completed.
   void release(uint64_t ticket);
 
-  /// Admits no more calls.
+  /// Remembers what to tell the call of `ticket` when the server begins to
+  /// stop: a stream then answers what it has and ends (ignored once released).
+  void set_stop(uint64_t ticket, std::function<void()> on_stop);
+
+  /// Admits no more calls, and tells the calls that asked for it.
   void stop();
 
   /// True once stop() was called.
@@ -33,10 +38,15 @@ class inflight_calls {
   void cancel_all();
 
  private:
+  struct entry {
+    cancel_fn cancel;
+    std::function<void()> on_stop;
+  };
+
   mutable std::mutex mutex_;
-  bool stopping_ = false;                          // guarded by mutex_
-  uint64_t next_ = 0;                              // guarded by mutex_
-  std::unordered_map<uint64_t, cancel_fn> calls_;  // guarded by mutex_
+  bool stopping_ = false;                      // guarded by mutex_
+  uint64_t next_ = 0;                          // guarded by mutex_
+  std::unordered_map<uint64_t, entry> calls_;  // guarded by mutex_
 };
 
 } // namespace conch::transports::grpc
