@@ -9,15 +9,20 @@
 #include <vector>
 
 #include "conch/python/bindings.hpp"
-#include "conch/python/grpc_frontend.hpp"
-#include "conch/python/http_frontend.hpp"
-#include "conch/python/metrics_frontend.hpp"
+#include "conch/actors/grpc_frontend.hpp"
+#include "conch/actors/http_frontend.hpp"
+#include "conch/actors/metrics_frontend.hpp"
+#include "conch/python/py_frontend.hpp"
 
 namespace conch::python {
 
 namespace py = pybind11;
 
 namespace {
+
+using py_http_frontend = py_frontend<actors::http_frontend, actors::http_options>;
+using py_grpc_frontend = py_frontend<actors::grpc_frontend, actors::grpc_options>;
+using py_metrics_frontend = py_frontend<actors::metrics_frontend, actors::metrics_options>;
 
 /// (key, value, features) per restricted endpoint group.
 using feature_group_tuple = std::tuple<std::string, std::string, std::vector<std::string>>;
