@@ -61,9 +61,16 @@ asan: setup $(ASAN)/CMakeCache.txt
 	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:suppressions=$(CURDIR)/cmake/ubsan.supp \
 	  ctest -j$(JOBS) --output-on-failure --timeout 600
 
+# The in-process benchmarks, then KServe HTTP against nginx and KServe gRPC
+# against a reference gRPC server (docs/benchmarks.md).
+# wrk, nginx and perf_analyzer are installed here only, not for `make test`.
 bench: build python
+	@bash scripts/setup.sh --bench
 	$(BUILD)/bin/conch-bench-inprocess
 	.venv/bin/python bench/python/inprocess_bench.py
+	.venv/bin/python bench/python/metrics_scrape_bench.py
+	.venv/bin/python bench/python/http_bench.py
+	.venv/bin/python bench/python/grpc_bench.py --build-dir $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(ASAN)

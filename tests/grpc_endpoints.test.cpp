@@ -117,12 +117,5 @@ TEST_F(grpc_endpoints, health_check_serves_while_ready) {
   EXPECT_EQ(res.status(), grpc::health::v1::HealthCheckResponse::SERVING);
 }
 
-TEST_F(grpc_endpoints, rpcs_left_for_later_are_unimplemented) {
-  start_all();
-  inference::RepositoryIndexResponse res;
-  auto st = stub_->RepositoryIndex(client_context().get(), {}, &res);
-  EXPECT_EQ(st.error_code(), grpc::StatusCode::UNIMPLEMENTED);
-}
-
 } // namespace
 } // namespace conch::tests

@@ -56,7 +56,7 @@ TEST_F(http_endpoints, server_metadata_lists_what_conch_implements) {
   std::vector<std::string> ext;
   for (const auto& e : d["extensions"].GetArray())
     ext.emplace_back(e.GetString());
-  EXPECT_EQ(ext, (std::vector<std::string>{"model_repository",
+  EXPECT_EQ(ext, (std::vector<std::string>{"classification", "model_repository",
                                            "model_repository(unload_dependents)",
                                            "schedule_policy", "model_configuration",
                                            "system_shared_memory", "binary_tensor_data", "parameters", "statistics",

@@ -93,14 +93,15 @@ class Options:
     log_format: LogFormat = LogFormat.DEFAULT
     #: Verbose logging when > 0 (turns on log_info).
     log_verbose: int = 0
-    #: False switches the system gauges off; the per-model families, updated
-    #: as requests complete, are always collected.
+    #: False switches the system gauges (CPU, GPU, pinned memory) off; the
+    #: per-model families, updated as requests complete, are always collected.
     metrics: bool = True
-    #: Ignored: Conch collects no GPU metrics.
+    #: False switches the GPU gauges (nv_gpu_*, nv_energy_consumption) off;
+    #: they exist only where NVML (libnvidia-ml.so.1) and a GPU are present.
     gpu_metrics: bool = True
     #: False switches the CPU gauges (nv_cpu_*) off.
     cpu_metrics: bool = True
-    #: How often the CPU gauges are sampled, in milliseconds (> 0).
+    #: How often the CPU and GPU gauges are sampled, in milliseconds (> 0).
     metrics_interval: int = 2000
     #: Ignored: Conch's backends are built in or registered by packages.
     backend_directory: str = "/opt/tritonserver/backends"
@@ -112,7 +113,10 @@ class Options:
     backend_configuration: dict[str, dict[str, str]] = field(default_factory=dict)
     #: Ignored: Conch has no host policies.
     host_policies: dict[str, dict[str, str]] = field(default_factory=dict)
-    #: Ignored: Conch's metrics have no configuration groups.
+    #: The optional per-model latency families, as Triton's --metrics-config:
+    #: {"": {"summary_latencies": "true", "summary_quantiles": "0.5:0.05,0.9:0.01",
+    #: "histogram_latencies": "true", "counter_latencies": "false"}}. Unknown
+    #: groups or settings and malformed values fail start() (InvalidArgumentError).
     metrics_configuration: dict[str, dict[str, str]] = field(default_factory=dict)
     #: Called as callback(level: LogLevel, filename, line, timestamp, message)
     #: for each message Conch logs; exceptions it raises are swallowed.
@@ -153,11 +157,23 @@ class Options:
         native.strict_readiness = self.strict_readiness
         native.exit_timeout = self.exit_timeout
         native.metrics = self.metrics
+        native.gpu_metrics = self.gpu_metrics
         native.cpu_metrics = self.cpu_metrics
         native.metrics_interval_ms = self.metrics_interval
+        native.metrics_configuration = {
+            str(group): {str(k): _setting_text(v) for k, v in settings.items()}
+            for group, settings in self.metrics_configuration.items()
+        }
         # In-process Triton polls only when asked (poll_model_repository).
         native.repository_poll_secs = 0
         return native
+
+
+def _setting_text(value: Any) -> str:
+    """A metrics_configuration value as C++ reads it (True -> "true")."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 # The fields Conch ignores, and why (the warning's text).
@@ -174,11 +190,9 @@ _IGNORED = {
     "model_load_retry_count": "Conch does not retry failed loads",
     "model_namespacing": "Conch has no model namespacing",
     "enable_peer_access": "Conch does not manage GPU peer access",
-    "gpu_metrics": "Conch collects no GPU metrics",
     "backend_directory": "Conch's backends are built in or registered by Python packages",
     "repo_agent_directory": "Conch has no repository agents",
     "model_load_device_limits": "Conch does not limit loading per device",
     "backend_configuration": "Conch's backends take no backend configuration",
     "host_policies": "Conch has no host policies",
-    "metrics_configuration": "Conch's metrics have no configuration groups",
 }

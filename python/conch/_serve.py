@@ -36,6 +36,10 @@ def _port(text: str) -> int:
     return port
 
 
+# --grpc-infer-compression-level's words, as tritonserver's.
+_COMPRESSION_LEVELS = {"none": 0, "low": 1, "medium": 2, "high": 3}
+
+
 def _flag(group: argparse._ArgumentGroup, name: str, default: bool, help: str) -> None:
     # "--flag", "--flag true" and "--flag=false" all work, as tritonserver's.
     group.add_argument(name, type=_bool, nargs="?", const=True, default=default,
@@ -79,6 +83,23 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                       help="the address to listen on (default: 0.0.0.0)")
     grpc.add_argument("--grpc-port", type=_port, default=8001, metavar="PORT",
                       help="the port; 0 picks a free one (default: 8001)")
+    _flag(grpc, "--grpc-use-ssl", False, "serve gRPC over TLS (default: false)")
+    _flag(grpc, "--grpc-use-ssl-mutual", False,
+          "serve gRPC over mutual TLS: clients need a certificate that --grpc-root-cert "
+          "verifies; implies --grpc-use-ssl (default: false)")
+    grpc.add_argument("--grpc-server-cert", default="", metavar="FILE",
+                      help="the server's certificate chain (PEM) for TLS")
+    grpc.add_argument("--grpc-server-key", default="", metavar="FILE",
+                      help="the server certificate's private key (PEM) for TLS")
+    grpc.add_argument("--grpc-root-cert", default="", metavar="FILE",
+                      help="the CA certificates (PEM) client certificates must chain to")
+    grpc.add_argument("--grpc-infer-compression-level", default="none",
+                      choices=sorted(_COMPRESSION_LEVELS), metavar="LEVEL",
+                      help="the compression of inference responses: none, low, medium or "
+                           "high (default: none)")
+    grpc.add_argument("--grpc-header-forward-pattern", default="", metavar="REGEX",
+                      help="request metadata whose keys match become inference request "
+                           "parameters (default: none)")
 
     metrics = parser.add_argument_group("metrics frontend")
     _flag(metrics, "--allow-metrics", True, "serve Prometheus metrics (default: true)")
@@ -95,6 +116,8 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     _flag(log, "--log-error", False, "log errors")
     log.add_argument("--log-format", choices=["default", "ISO8601"], default="default",
                      help="the timestamp format of log lines")
+    log.add_argument("--log-file", default=None, metavar="PATH",
+                     help="append log lines to PATH instead of standard error")
 
 
 def _options(args: argparse.Namespace) -> Options:
@@ -111,6 +134,7 @@ def _options(args: argparse.Namespace) -> Options:
         log_info=args.log_info,
         log_warn=args.log_warning,
         log_error=args.log_error,
+        log_file=args.log_file,
         log_format=LogFormat.ISO8601 if args.log_format == "ISO8601" else LogFormat.DEFAULT,
     )
 
@@ -137,8 +161,14 @@ def _start_frontends(server: Server, args: argparse.Namespace) -> list:
     if args.allow_grpc:
         from .frontend import KServeGrpc
 
-        grpc = KServeGrpc(server, KServeGrpc.Options(address=args.grpc_address,
-                                                     port=args.grpc_port))
+        grpc = KServeGrpc(server, KServeGrpc.Options(
+            address=args.grpc_address, port=args.grpc_port,
+            use_ssl=args.grpc_use_ssl or args.grpc_use_ssl_mutual,
+            use_mutual_auth=args.grpc_use_ssl_mutual,
+            server_cert=args.grpc_server_cert, server_key=args.grpc_server_key,
+            root_cert=args.grpc_root_cert,
+            infer_compression_level=_COMPRESSION_LEVELS[args.grpc_infer_compression_level],
+            forward_header_pattern=args.grpc_header_forward_pattern))
         grpc.start()
         frontends.append(grpc)
         _say(f"KServe gRPC listening on {args.grpc_address}:{grpc.port}")

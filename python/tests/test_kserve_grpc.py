@@ -5,7 +5,6 @@ tritonfrontend defines them."""
 
 from __future__ import annotations
 
-import logging
 import pathlib
 import queue
 import socket
@@ -243,20 +242,6 @@ def test_options_defaults_and_validation() -> None:
                 {"keepalive_time_ms": -1}, {"infer_thread_count": -1}):
         with pytest.raises(Exception):
             KServeGrpc.Options(**bad)
-
-
-def test_options_not_served_yet(server: conch.Server,
-                                caplog: pytest.LogCaptureFixture) -> None:
-    for options in (KServeGrpc.Options(port=0, use_ssl=True),
-                    KServeGrpc.Options(port=0, keepalive_time_ms=1000),
-                    KServeGrpc.Options(port=0, infer_compression_level=2)):
-        with pytest.raises(conch.UnsupportedError, match="does not support"):
-            KServeGrpc(server, options).start()
-    with caplog.at_level(logging.WARNING, logger="conch"):
-        grpc = KServeGrpc(server, KServeGrpc.Options(port=0, infer_thread_count=4))
-        grpc.start()
-        grpc.stop()
-    assert "infer_thread_count" in caplog.text
 
 
 def test_options_of_the_wrong_type(server: conch.Server) -> None:

@@ -52,6 +52,14 @@ SIMPLE_CONFIG = """
     ]
 """
 
+# An identity model whose output names its classes in labels.txt.
+LABELLED_CONFIG = """
+    backend: "identity"
+    max_batch_size: 8
+    input [ { name: "INPUT0" data_type: TYPE_FP32 dims: [ 4 ] } ]
+    output [ { name: "OUTPUT0" data_type: TYPE_FP32 dims: [ 4 ] label_filename: "labels.txt" } ]
+"""
+
 
 def sample(datatype: str, binary: bool) -> numpy.ndarray:
     """A [6] tensor of `datatype` with distinct values (BYTES that are not
@@ -81,6 +89,8 @@ def repository(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
         write_model(repository, f"identity_{data_type.name}", identity_config(type_name))
     write_model(repository, "simple", SIMPLE_CONFIG)
     write_model(repository, "spare", identity_config("TYPE_INT32"))
+    labelled = write_model(repository, "labelled", LABELLED_CONFIG)
+    (labelled / "labels.txt").write_text("cat\ndog\nbird\n")
     return repository
 
 
@@ -200,6 +210,19 @@ def test_binary_data_outputs(client: httpclient.InferenceServerClient, binary_in
     else:
         assert len(output["data"]) == 8
     assert numpy.array_equal(result.as_numpy("OUTPUT0"), data)
+
+
+@pytest.mark.parametrize("binary", [True, False])
+def test_classification_with_labels(client: httpclient.InferenceServerClient,
+                                    binary: bool) -> None:
+    scores = numpy.array([[0.1, 0.7, 0.2, 0.0], [5, 1, 2, 9]], dtype=numpy.float32)
+    requested = httpclient.InferRequestedOutput("OUTPUT0", binary_data=binary, class_count=2)
+    result = client.infer("labelled", [make_input("INPUT0", scores, "FP32")], outputs=[requested])
+    classes = result.as_numpy("OUTPUT0")
+    assert classes.shape == (2, 2)
+    assert [c.decode() if isinstance(c, bytes) else c for c in classes.flatten()] == [
+        "0.700000:1:dog", "0.200000:2:bird", "9.000000:3", "5.000000:0:cat"]
+    assert "classification" in client.get_server_metadata()["extensions"]
 
 
 def test_unknown_model_is_an_error(client: httpclient.InferenceServerClient) -> None:

@@ -25,6 +25,8 @@ void route(const model_table& table, runtime::job_ptr& job) {
     return;
   }
   job->resolve(version.version);
+  if (version.labels)
+    job->set_labels(version.labels);
   caf::anon_send(version.scheduler, std::move(job));
 }
 

@@ -31,7 +31,8 @@ class grpc_frontend {
 
   /// Binds the port and starts serving. ALREADY_EXISTS when running;
   /// UNAVAILABLE when the port is in use or the server stopped; INVALID_ARG
-  /// for a port out of range.
+  /// for an option out of range, a TLS file that cannot be read, or a
+  /// forward_header_pattern that is not a regular expression.
   runtime::status start();
 
   /// Stops serving: calls in flight are answered, then the server shuts

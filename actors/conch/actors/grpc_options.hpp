@@ -1,11 +1,16 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
+
+#include "conch/actors/feature_group.hpp"
 
 namespace conch::actors {
 
-/// Options of the KServe gRPC frontend; the fields share their names with
-/// Python's KServeGrpc.Options.
+/// Options of the KServe gRPC frontend; the fields share their names and
+/// defaults with Python's KServeGrpc.Options (and so with upstream
+/// tritonfrontend). start() checks them.
 struct grpc_options {
   /// The address to listen on (an IPv4 or IPv6 literal, or a host name).
   std::string address = "0.0.0.0";
@@ -14,6 +19,76 @@ struct grpc_options {
   /// Let other sockets bind the same port (SO_REUSEPORT); off by default,
   /// so that a port in use fails the start.
   bool reuse_port = false;
+
+  // -- TLS -------------------------------------------------------------------
+
+  /// Serve TLS with server_cert and server_key; the TLS fields below are
+  /// ignored without it.
+  bool use_ssl = false;
+  /// The server's certificate chain, a PEM file read at start.
+  std::string server_cert;
+  /// The private key of server_cert, a PEM file read at start.
+  std::string server_key;
+  /// The CA certificates that client certificates must chain to, a PEM
+  /// file; required with use_mutual_auth.
+  std::string root_cert;
+  /// Mutual TLS: every client must present a certificate that root_cert
+  /// verifies (GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY).
+  bool use_mutual_auth = false;
+
+  // -- keepalive and HTTP/2 pings (gRPC channel arguments, all >= 0) ---------
+
+  /// Milliseconds between keepalive pings on an idle transport.
+  int keepalive_time_ms = 7'200'000;
+  /// Milliseconds to wait for a keepalive ping's acknowledgement.
+  int keepalive_timeout_ms = 20'000;
+  /// Send keepalive pings even without calls in flight.
+  bool keepalive_permit_without_calls = false;
+  /// Pings the server may send without data in between; 0: no limit.
+  int http2_max_pings_without_data = 2;
+  /// The shortest interval of a client's pings without data that does not
+  /// count as a strike.
+  int http2_min_recv_ping_interval_without_data_ms = 300'000;
+  /// Strikes before the server closes the connection; 0: no limit.
+  int http2_max_ping_strikes = 2;
+  /// Milliseconds after which a connection is closed gracefully; 0: never.
+  int max_connection_age_ms = 0;
+  /// Milliseconds that calls may still run on a connection closed for its
+  /// age; 0: no limit.
+  int max_connection_age_grace_ms = 0;
+
+  // -- inference calls -------------------------------------------------------
+
+  /// The compression level of ModelInfer and ModelStreamInfer responses:
+  /// 0 NONE, 1 LOW, 2 MED, 3 HIGH (Grpc_compression_level). gRPC picks an
+  /// algorithm the client accepts. Compressed requests are always accepted.
+  int infer_compression_level = 0;
+  /// Upstream's count of completion-queue threads for inference. Conch's
+  /// callback server runs on gRPC's own thread pool: accepted and ignored.
+  int infer_thread_count = 2;
+  /// Upstream's pool of reusable inference request states: accepted and
+  /// ignored (Conch allocates per call).
+  int infer_allocation_pool_size = 8;
+  /// Upstream's bound of pooled response messages: accepted and ignored.
+  int max_response_pool_size = 2'147'483'647;
+  /// An ECMAScript regular expression, matched without regard to case:
+  /// request metadata whose keys it finds a match in become string
+  /// parameters of inference requests. Empty: none.
+  std::string forward_header_pattern;
+
+  // -- Conch's additions -----------------------------------------------------
+
+  /// Protocol groups behind required metadata: a call to a feature of a
+  /// group without metadata `triton-grpc-protocol-<key>` set to `value`
+  /// gets UNAVAILABLE "This protocol is restricted, expecting header
+  /// 'triton-grpc-protocol-<key>'". A feature may be in one group at most;
+  /// start() answers INVALID_ARG otherwise, and for an unknown feature name
+  /// or an empty key.
+  std::vector<feature_group> restricted_features;
+  /// Requests waiting on the server (inference calls, each request of a
+  /// stream, repository calls) at most in flight; beyond it they get
+  /// UNAVAILABLE at once. 0: no limit.
+  int64_t max_inflight = 4096;
 };
 
 } // namespace conch::actors

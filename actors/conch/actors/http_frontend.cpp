@@ -2,6 +2,7 @@
 
 #include "conch/actors/http_transport.hpp"
 #include "conch/actors/server_gateway.hpp"
+#include "conch/runtime/logging/log.hpp"
 
 namespace conch::actors {
 
@@ -32,8 +33,7 @@ transports::http::server_options transport_options(const http_options& o) {
 } // namespace
 
 http_frontend::http_frontend(server& srv, http_options options)
-  : srv_(srv), options_(std::move(options)),
-    shared_memory_(std::make_shared<transports::shm::region_registry>()) {}
+  : srv_(srv), options_(std::move(options)) {}
 
 http_frontend::~http_frontend() {
   std::lock_guard<std::mutex> guard{mutex_};
@@ -57,7 +57,6 @@ runtime::status http_frontend::start() {
   h.server = std::make_shared<server_gateway>(srv_);
   h.max_inflight = options_.max_inflight;
   h.header_forward_pattern = options_.header_forward_pattern;
-  h.shared_memory = shared_memory_;
   for (const auto& g : options_.restricted_features)
     h.restricted_features.push_back({g.key, g.value, g.features});
   auto handler = transports::http::kserve::kserve_handler::make(std::move(h));
@@ -66,10 +65,13 @@ runtime::status http_frontend::start() {
   auto transport = std::make_shared<http_transport>(transport_options(options_),
                                                     std::move(*handler));
   auto fe = srv_.add_frontend(transport);
-  if (!fe)
+  if (!fe) {
+    CONCH_LOG_ERROR << "failed to start HTTPService: " << fe.error().message();
     return fe.error();
+  }
   supervisor_ = std::move(*fe);
   transport_ = std::move(transport);
+  CONCH_LOG_INFO << "Started HTTPService at " << options_.address << ":" << transport_->port();
   return runtime::status::ok();
 }
 
@@ -77,8 +79,13 @@ runtime::status http_frontend::stop() {
   std::lock_guard<std::mutex> guard{mutex_};
   if (!supervisor_)
     return runtime::unavailable("HTTP server is not running.");
+  uint16_t port = transport_ ? transport_->port() : 0;
   auto st = srv_.stop_frontend(supervisor_);
   supervisor_ = nullptr;
+  if (st)
+    CONCH_LOG_INFO << "Stopped HTTPService at " << options_.address << ":" << port;
+  else
+    CONCH_LOG_ERROR << "failed to stop HTTPService: " << st.message();
   return st;
 }
 

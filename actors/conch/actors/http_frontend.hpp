@@ -8,7 +8,6 @@
 
 #include "conch/actors/http_options.hpp"
 #include "conch/actors/server.hpp"
-#include "conch/transports/shm/region_registry.hpp"
 
 namespace conch::actors {
 
@@ -50,9 +49,6 @@ class http_frontend {
   mutable std::mutex mutex_;
   caf::actor supervisor_;                      // guarded by mutex_
   std::shared_ptr<http_transport> transport_;  // guarded by mutex_
-  // The shared-memory regions clients registered; they outlive a stop, so a
-  // restarted frontend serves the same regions.
-  std::shared_ptr<transports::shm::region_registry> shared_memory_;
 };
 
 } // namespace conch::actors

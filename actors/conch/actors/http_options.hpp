@@ -5,19 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "conch/actors/feature_group.hpp"
+
 namespace conch::actors {
 
 /// One group of restricted endpoints: requests to the listed features must
 /// carry header `key` with value `value`.
-struct http_feature_group {
-  /// The header's name.
-  std::string key;
-  /// The value it must have.
-  std::string value;
-  /// "health", "metadata", "inference", "shared-memory", "model-config",
-  /// "model-repository", "statistics", "trace" or "logging".
-  std::vector<std::string> features;
-};
+using http_feature_group = feature_group;
 
 /// Options of the KServe HTTP frontend. The fields up to
 /// header_forward_pattern equal Python's KServeHttp.Options; the others are

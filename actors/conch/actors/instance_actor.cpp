@@ -5,6 +5,7 @@
 
 #include "conch/runtime/batching/job_batch_size.hpp"
 #include "conch/runtime/clock.hpp"
+#include "conch/runtime/logging/log.hpp"
 
 namespace conch::actors {
 
@@ -67,13 +68,17 @@ void instance_actor::execute(runtime::backends::batch& jobs) {
     batch_size += runtime::batching::job_batch_size(*job, max_batch_size_);
   }
   stats_->count_execution(batch_size);
+  CONCH_LOG_VERBOSE(1) << "instance '" << context_.name << "' executing " << jobs.size()
+                       << " request(s), batch size " << batch_size;
   try {
     instance_->execute(jobs);
   } catch (const std::exception& e) {
+    CONCH_LOG_ERROR << "instance '" << context_.name << "' failed: " << e.what();
     crashed_ = true;
     for (auto& job : jobs)
       job->fail(runtime::internal_error("instance '" + context_.name + "' failed: " + e.what()));
   } catch (...) {
+    CONCH_LOG_ERROR << "instance '" << context_.name << "' failed";
     crashed_ = true;
     for (auto& job : jobs)
       job->fail(runtime::internal_error("instance '" + context_.name + "' failed"));

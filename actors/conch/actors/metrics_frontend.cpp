@@ -1,6 +1,7 @@
 #include "conch/actors/metrics_frontend.hpp"
 
 #include "conch/actors/metrics_transport.hpp"
+#include "conch/runtime/logging/log.hpp"
 
 namespace conch::actors {
 
@@ -56,10 +57,13 @@ runtime::status metrics_frontend::start() {
   auto transport = std::make_shared<metrics_transport>(transport_options(options_),
                                                        std::move(handler));
   auto fe = srv_.add_frontend(transport);
-  if (!fe)
+  if (!fe) {
+    CONCH_LOG_ERROR << "failed to start Metrics Service: " << fe.error().message();
     return fe.error();
+  }
   supervisor_ = std::move(*fe);
   transport_ = std::move(transport);
+  CONCH_LOG_INFO << "Started Metrics Service at " << options_.address << ":" << transport_->port();
   return runtime::status::ok();
 }
 
@@ -67,8 +71,13 @@ runtime::status metrics_frontend::stop() {
   std::lock_guard<std::mutex> guard{mutex_};
   if (!supervisor_)
     return runtime::unavailable("Metrics server is not running.");
+  uint16_t port = transport_ ? transport_->port() : 0;
   auto st = srv_.stop_frontend(supervisor_);
   supervisor_ = nullptr;
+  if (st)
+    CONCH_LOG_INFO << "Stopped Metrics Service at " << options_.address << ":" << port;
+  else
+    CONCH_LOG_ERROR << "failed to stop Metrics Service: " << st.message();
   return st;
 }
 

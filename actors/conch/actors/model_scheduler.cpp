@@ -6,6 +6,7 @@
 #include "conch/actors/instance_actor.hpp"
 #include "conch/actors/scheduler_hooks.hpp"
 #include "conch/runtime/batching/batcher_config.hpp"
+#include "conch/runtime/logging/log.hpp"
 
 namespace conch::actors {
 
@@ -399,9 +400,13 @@ void model_scheduler::on_instance_down(const caf::down_msg& msg) {
     return;
   }
   if (slot.restarts++ < spec_.restart_budget) {
+    CONCH_LOG_WARN << "model instance '" << slot.context.name << "' stopped unexpectedly ("
+                   << to_string(msg.reason) << "), restarting it";
     spawn_instance(index);
     return;
   }
+  CONCH_LOG_ERROR << "model instance '" << slot.context.name << "' stopped unexpectedly ("
+                  << to_string(msg.reason) << ") and has no restarts left";
   if (live_instances_ == 0 && !loading_) {
     fail_queued(runtime::unavailable("model '" + spec_.context.name
                                      + "' is unavailable: its instances failed repeatedly"),

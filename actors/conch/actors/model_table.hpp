@@ -9,6 +9,7 @@
 #include <caf/actor.hpp>
 
 #include "conch/actors/model_state.hpp"
+#include "conch/runtime/output_labels.hpp"
 #include "conch/runtime/result.hpp"
 #include "conch/runtime/statistics/model_statistics.hpp"
 #include "model_config.pb.h"
@@ -24,6 +25,8 @@ struct version_entry {
   /// The version's scheduler; valid while READY.
   caf::actor scheduler;
   std::shared_ptr<runtime::statistics::model_statistics> stats;
+  /// The class labels of the model's outputs; null when it has none.
+  std::shared_ptr<const runtime::output_labels> labels;
 };
 
 /// One model: its versions, ascending.

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "conch/runtime/device_memory.hpp"
+#include "conch/runtime/logging/log.hpp"
 #include "conch/runtime/repository/fingerprint.hpp"
 #include "conch/runtime/repository/override_directory.hpp"
 #include "conch/runtime/repository/scan.hpp"
@@ -153,8 +154,10 @@ caf::result<std::vector<std::string>> repository_actor::initial_load() {
   auto rp = make_response_promise();
   auto scanned = runtime::repository::scan(roots_);
   auto failures = std::make_shared<std::vector<std::string>>();
-  for (auto& [what, st] : scanned.errors)
+  for (auto& [what, st] : scanned.errors) {
+    CONCH_LOG_ERROR << st.message();
     failures->push_back(st.message());
+  }
   std::vector<std::string> wanted;
   if (options_.model_control_mode != control_mode::explicit_) {
     for (const auto& m : scanned.models)
@@ -218,6 +221,9 @@ caf::result<status> repository_actor::poll() {
     auto fp = runtime::repository::fingerprint(location.path);
     if (i != records_.end() && i->second.fingerprint == fp && !i->second.versions.empty())
       continue;
+    CONCH_LOG_INFO << "poll: model '" << name << "' "
+                   << (i == records_.end() || i->second.versions.empty() ? "added" : "modified")
+                   << ", loading";
     ++*remaining;
     run_exclusive(
       name, [this, name = name](done_fn done) { load(name, nullptr, std::move(done)); },
@@ -226,6 +232,7 @@ caf::result<status> repository_actor::poll() {
   for (auto& [name, record] : records_) {
     if (found.count(name) != 0 || record.versions.empty() || record.busy)
       continue;
+    CONCH_LOG_INFO << "poll: model '" << name << "' removed, unloading";
     ++*remaining;
     run_exclusive(
       name, [this, name = name](done_fn done) { unload(name, std::move(done)); },

@@ -6,7 +6,9 @@
 #include "conch/actors/repository_actor.hpp"
 #include "conch/runtime/backends/registry.hpp"
 #include "conch/runtime/clock.hpp"
+#include "conch/runtime/logging/log.hpp"
 #include "conch/runtime/repository/fingerprint.hpp"
+#include "conch/runtime/repository/label_files.hpp"
 #include "conch/runtime/repository/model_config_loader.hpp"
 #include "conch/runtime/repository/override_directory.hpp"
 #include "conch/runtime/repository/scan.hpp"
@@ -55,6 +57,18 @@ std::map<std::string, std::string> metric_tags(const inference::ModelConfig& con
   return tags;
 }
 
+// The optional series the config asks for: decoupled models get the
+// first-response histogram, with the buckets of its model_metrics control.
+runtime::statistics::model_metric_options metric_options(const inference::ModelConfig& config) {
+  runtime::statistics::model_metric_options options;
+  options.decoupled = config.model_transaction_policy().decoupled();
+  for (const auto& control : config.model_metrics().metric_control())
+    if (control.metric_identifier().family() == "nv_inference_first_response_histogram_ms")
+      options.first_response_buckets.assign(control.histogram_options().buckets().begin(),
+                                            control.histogram_options().buckets().end());
+  return options;
+}
+
 } // namespace
 
 version_entry repository_actor::start_version(const std::string& name, int64_t version,
@@ -78,7 +92,8 @@ version_entry repository_actor::start_version(const std::string& name, int64_t v
   else
     entry.stats = std::make_shared<runtime::statistics::model_statistics>(
       name, version, config->model_transaction_policy().decoupled(), config->max_batch_size(),
-      metrics_ ? metrics_->add_model(name, version, metric_tags(*config)) : nullptr);
+      metrics_ ? metrics_->add_model(name, version, metric_tags(*config), metric_options(*config))
+               : nullptr);
   scheduler_spec spec;
   spec.context.config = config;
   spec.context.name = name;
@@ -108,6 +123,7 @@ void repository_actor::load(const std::string& name, load_parameters_ptr params,
     if (!override_dir.empty())
       repo::remove_override_directory(override_dir);
     records_[name].last_error = st.message();
+    CONCH_LOG_ERROR << st.message();
     done(std::move(st));
   };
   repo::config_load_options load_options;
@@ -122,6 +138,9 @@ void repository_actor::load(const std::string& name, load_parameters_ptr params,
   auto backend = runtime::backends::registry::global().resolve(*config);
   if (!backend)
     return fail(backend.error().with_prefix("failed to load '" + name + "': "));
+  auto labels = repo::load_output_labels(*config, location->path);
+  if (!labels)
+    return fail(labels.error().with_prefix("failed to load '" + name + "': "));
   auto available = repo::version_directories(location->path);
   auto versions = repo::select_versions(config->version_policy(), available);
   if (versions.empty())
@@ -134,8 +153,10 @@ void repository_actor::load(const std::string& name, load_parameters_ptr params,
   auto loaded = std::make_shared<std::map<int64_t, version_entry>>();
   auto failures = std::make_shared<std::map<int64_t, status>>();
   for (auto v : versions) {
+    CONCH_LOG_INFO << "loading: " << name << ":" << v;
     auto entry = start_version(name, v, shared_config, location->path, location->repository,
                                backend->factory);
+    entry.labels = *labels;
     auto scheduler = entry.scheduler;
     (*loaded)[v] = std::move(entry);
     request(scheduler, caf::infinite, init_atom_v)
@@ -174,6 +195,8 @@ void repository_actor::finish_load(const std::string& name,
     if (auto f = failures.find(v); f != failures.end()) {
       reasons += (reasons.empty() ? "" : "; ") + ("version " + std::to_string(v) + ": ")
                  + f->second.message();
+      CONCH_LOG_ERROR << "failed to load '" << name << "' version " << v << ": "
+                      << f->second.message();
       if (serving) {
         entry = previous->second; // a failed reload leaves the running version serving
         continue;
@@ -187,6 +210,7 @@ void repository_actor::finish_load(const std::string& name,
     entry.state = model_state::ready;
     entry.reason.clear();
     entry.stats->record_load_duration(seconds);
+    CONCH_LOG_INFO << "successfully loaded '" << name << "' version " << v;
     if (serving)
       retired.push_back(previous->second.scheduler);
   }
@@ -197,7 +221,7 @@ void repository_actor::finish_load(const std::string& name,
     if (entry.scheduler)
       retired.push_back(entry.scheduler);
     loaded[v] = version_entry{v, model_state::unavailable, entry.scheduler ? "unloaded" : entry.reason,
-                              entry.config, nullptr, nullptr};
+                              entry.config, nullptr, nullptr, nullptr};
   }
   // The files of an override stay as long as a version loaded from them serves.
   if (any_new) {

@@ -1,6 +1,7 @@
 // Unloading a model and draining schedulers: repository_actor::unload, drain.
 
 #include "conch/actors/repository_actor.hpp"
+#include "conch/runtime/logging/log.hpp"
 #include "conch/runtime/repository/override_directory.hpp"
 
 namespace conch::actors {
@@ -21,11 +22,14 @@ void repository_actor::unload(const std::string& name, done_fn done) {
                                             + "', no version is available"));
     return done(status::ok());
   }
+  CONCH_LOG_INFO << "unloading: " << name;
   // Stop routing to the model first, then let its queued work finish.
   publish([this, name, schedulers = std::move(schedulers), done]() mutable {
     drain(std::move(schedulers), [this, name, done] {
       auto& record = records_[name];
       for (auto& [v, entry] : record.versions) {
+        if (entry.state == model_state::unloading)
+          CONCH_LOG_INFO << "successfully unloaded '" << name << "' version " << v;
         entry.state = model_state::unavailable;
         entry.reason = "unloaded";
         entry.scheduler = nullptr;

@@ -2,10 +2,11 @@
 
 #include <caf/scoped_actor.hpp>
 
-#include "conch/actors/cpu_sampler.hpp"
 #include "conch/actors/messages.hpp"
 #include "conch/actors/server_core.hpp"
 #include "conch/actors/server_supervisor.hpp"
+#include "conch/actors/system_metrics.hpp"
+#include "conch/runtime/logging/log.hpp"
 
 #ifndef CONCH_VERSION
 #define CONCH_VERSION "0.0.0"
@@ -38,20 +39,20 @@ runtime::result<server> server::start(caf::actor_system& sys, server_options opt
     return runtime::invalid_argument("--model-repository must be specified");
   if (options.metrics_interval_ms == 0)
     return runtime::invalid_argument("metrics interval must be greater than 0");
+  auto settings = runtime::statistics::parse_metrics_configuration(options.metrics_configuration);
+  if (!settings)
+    return settings.error();
   caller_thread_guard guard;
+  CONCH_LOG_INFO << "starting server '" << options.server_id << "' over "
+                 << options.model_repository.size() << " model repositor"
+                 << (options.model_repository.size() == 1 ? "y" : "ies");
   auto c = std::make_shared<core>();
   c->sys = &sys;
   c->options = options;
-  c->metrics = std::make_shared<runtime::statistics::metrics_registry>();
+  c->metrics = std::make_shared<runtime::statistics::metrics_registry>(std::move(*settings));
   c->slots = std::make_shared<adapter_slots>(options.adapter_count, options.restart_budget);
   c->flags->live.store(true);
-  if (options.metrics && options.cpu_metrics) {
-    // The first sample is taken here, so the gauges hold values from the start.
-    auto gauges = std::make_shared<runtime::statistics::cpu_gauges>(*c->metrics->registry());
-    (void) gauges->sample();
-    c->cpu_sampler = spawn_cpu_sampler(sys, std::move(gauges),
-                                       std::chrono::milliseconds{options.metrics_interval_ms});
-  }
+  c->gauge_sampler = start_system_metrics(sys, options, *c->metrics->registry());
   c->supervisor = sys.spawn<server_supervisor>(
     supervisor_spec{options, c->flags, c->metrics, c->slots, true});
   caf::scoped_actor self{sys};
@@ -70,10 +71,12 @@ runtime::result<server> server::start(caf::actor_system& sys, server_options opt
   if (st && !failures.empty() && options.exit_on_error)
     st = start_failure(failures);
   if (!st) {
+    CONCH_LOG_ERROR << "server failed to start: " << st.message();
     (void) c->stop();
     return st;
   }
   c->flags->accepting.store(true);
+  CONCH_LOG_INFO << "server '" << options.server_id << "' started";
   return server{std::move(c)};
 }
 
@@ -84,6 +87,7 @@ status server::core::stop() {
   stopped = true;
   flags->accepting.store(false);
   caller_thread_guard thread_guard;
+  CONCH_LOG_INFO << "stopping server: waiting for in-flight requests to complete";
   caf::scoped_actor self{*sys};
   status result;
   self->request(supervisor, caf::infinite, stop_atom_v)
@@ -92,11 +96,15 @@ status server::core::stop() {
                result = runtime::internal_error("the server had already ended: " + to_string(err));
              });
   self->wait_for(supervisor);
-  if (cpu_sampler) {
-    self->send_exit(cpu_sampler, caf::exit_reason::user_shutdown);
-    self->wait_for(cpu_sampler);
+  if (gauge_sampler) {
+    self->send_exit(gauge_sampler, caf::exit_reason::user_shutdown);
+    self->wait_for(gauge_sampler);
   }
   flags->live.store(false);
+  if (result)
+    CONCH_LOG_INFO << "server stopped";
+  else
+    CONCH_LOG_ERROR << "server stopped: " << result.message();
   return result;
 }
 

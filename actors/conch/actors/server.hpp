@@ -10,7 +10,6 @@
 #include <caf/actor_system.hpp>
 
 #include "conch/actors/frontend_transport.hpp"
-#include "conch/actors/log_settings.hpp"
 #include "conch/actors/model_metadata.hpp"
 #include "conch/actors/repository_messages.hpp"
 #include "conch/actors/server_options.hpp"
@@ -18,6 +17,7 @@
 #include "conch/runtime/result.hpp"
 #include "conch/runtime/statistics/custom_metric_family.hpp"
 #include "conch/runtime/statistics/statistics_snapshot.hpp"
+#include "conch/transports/shm/region_registry.hpp"
 #include "model_config.pb.h"
 
 namespace conch::actors {
@@ -164,9 +164,11 @@ class server {
   make_metric_family(runtime::statistics::metric_kind kind, const std::string& name,
                      const std::string& description) const;
 
-  /// The logging settings the server owns (the logging extension reads and
-  /// changes them). Thread-safe.
-  log_settings_store& logging() const;
+  /// The shared-memory regions clients registered with any of the server's
+  /// frontends: one registry per server, so a region registered over HTTP
+  /// serves gRPC requests too. The regions outlive a frontend's restart.
+  /// Never null; thread-safe.
+  std::shared_ptr<transports::shm::region_registry> shared_memory() const;
 
   struct core;
 

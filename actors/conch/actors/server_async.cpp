@@ -67,6 +67,8 @@ void server::unload_async(const std::string& name, bool unload_dependents, statu
                     unload_dependents);
 }
 
-log_settings_store& server::logging() const { return *core_->logging; }
+std::shared_ptr<transports::shm::region_registry> server::shared_memory() const {
+  return core_->shared_memory;
+}
 
 } // namespace conch::actors

@@ -14,6 +14,7 @@
 #include "conch/actors/server.hpp"
 #include "conch/actors/server_flags.hpp"
 #include "conch/runtime/statistics/metrics_registry.hpp"
+#include "conch/transports/shm/region_registry.hpp"
 
 namespace conch::actors {
 
@@ -37,11 +38,12 @@ struct server::core {
   std::shared_ptr<runtime::statistics::metrics_registry> metrics;
   std::shared_ptr<adapter_slots> slots;
   std::shared_ptr<inprocess_frontend> inprocess = std::make_shared<inprocess_frontend>();
-  std::shared_ptr<log_settings_store> logging = std::make_shared<log_settings_store>();
+  std::shared_ptr<transports::shm::region_registry> shared_memory
+    = std::make_shared<transports::shm::region_registry>();
   caf::actor supervisor;
   caf::actor repository;
-  /// The CPU gauge sampler; null when the options switch it off.
-  caf::actor cpu_sampler;
+  /// The CPU and GPU gauge sampler; null when there is nothing to sample.
+  caf::actor gauge_sampler;
   std::mutex stop_mu;
   bool stopped = false;
 

@@ -4,13 +4,11 @@
 #include <array>
 #include <string_view>
 
+#include "conch/runtime/logging/logger.hpp"
+
 namespace conch::actors {
 
 namespace {
-
-transports::log_settings to_wire(const log_settings& s) {
-  return {s.log_file, s.log_info, s.log_warning, s.log_error, s.log_verbose_level, s.log_format};
-}
 
 transports::tensor_info to_wire(const tensor_metadata& t) {
   return {t.name, t.datatype, t.shape};
@@ -27,7 +25,8 @@ std::vector<std::string> http_extensions(const std::vector<std::string>& server_
     "binary_tensor_data", "parameters",         "statistics",
     "trace",              "logging",            "sequence(string_id)"};
   auto have = server_extensions;
-  for (std::string_view own : {"system_shared_memory", "binary_tensor_data", "logging"})
+  for (std::string_view own :
+       {"classification", "system_shared_memory", "binary_tensor_data", "logging"})
     if (std::find(have.begin(), have.end(), own) == have.end())
       have.emplace_back(own);
   std::vector<std::string> out;
@@ -121,16 +120,17 @@ void server_gateway::unload(std::string name, bool unload_dependents,
   srv_.unload_async(name, unload_dependents, std::move(done));
 }
 
-transports::log_settings server_gateway::logging() const { return to_wire(srv_.logging().get()); }
+transports::log_settings server_gateway::logging() const {
+  return runtime::logging::current_settings();
+}
 
 runtime::result<transports::log_settings>
 server_gateway::update_logging(const transports::log_settings_update& update) {
-  log_settings_change change{update.log_info, update.log_warning, update.log_error,
-                             update.log_verbose_level, update.log_format};
-  auto s = srv_.logging().apply(change);
-  if (!s)
-    return s.error();
-  return to_wire(*s);
+  return runtime::logging::apply_settings(update);
+}
+
+std::shared_ptr<transports::shm::region_registry> server_gateway::shared_memory() const {
+  return srv_.shared_memory();
 }
 
 transports::cancel_fn server_gateway::infer(runtime::inference_request request,

@@ -34,6 +34,7 @@ class server_gateway final : public transports::gateway {
   transports::log_settings logging() const override;
   runtime::result<transports::log_settings>
   update_logging(const transports::log_settings_update& update) override;
+  std::shared_ptr<transports::shm::region_registry> shared_memory() const override;
   transports::cancel_fn infer(runtime::inference_request request,
                               runtime::response_callback on_response) override;
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -44,11 +45,19 @@ struct server_options {
   uint32_t restart_budget = 3;
   /// Number of GPUs to assume for KIND_AUTO/KIND_GPU groups; -1 asks CUDA.
   int32_t gpu_count = -1;
-  /// The system gauges: off when either flag is (per-model families always
-  /// exist); nv_cpu_* sampled every metrics_interval_ms (> 0).
+  /// The system gauges (CPU, GPU, pinned memory); false switches them all
+  /// off. The per-model families always exist.
   bool metrics = true;
+  /// The GPU gauges (nv_gpu_*, nv_energy_consumption), read through NVML
+  /// when the machine has it and a GPU.
+  bool gpu_metrics = true;
+  /// The CPU gauges (nv_cpu_*).
   bool cpu_metrics = true;
+  /// How often the CPU and GPU gauges are sampled, in milliseconds (> 0).
   uint32_t metrics_interval_ms = 2000;
+  /// Group -> setting -> value: the optional per-model latency families (see
+  /// runtime::statistics::parse_metrics_configuration).
+  std::map<std::string, std::map<std::string, std::string>> metrics_configuration;
 };
 
 } // namespace conch::actors

@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any, Optional
 
 import numpy
 
+from .. import _logging
 from .._enums import DataType
+from .._enums import LogLevel as _core
 
 __all__ = [
     "TRITONSERVER_RESPONSE_COMPLETE_FINAL",
@@ -140,34 +141,36 @@ class LogLevel:
     VERBOSE = 3
 
 
-_model_logger = logging.getLogger("conch.model")
-_LEVELS = {
-    LogLevel.INFO: logging.INFO,
-    LogLevel.WARNING: logging.WARNING,
-    LogLevel.ERROR: logging.ERROR,
-    LogLevel.VERBOSE: logging.DEBUG,
+# The python-backend's levels (WARNING, not WARN) as the core's.
+_CORE_LEVELS = {
+    LogLevel.INFO: _core.INFO,
+    LogLevel.WARNING: _core.WARN,
+    LogLevel.ERROR: _core.ERROR,
+    LogLevel.VERBOSE: _core.VERBOSE,
 }
 
 
 class Logger:
-    """Model code's log lines, into Conch's log (logger "conch.model")."""
+    """Model code's log lines, written through Conch's logger with the file
+    and line of the model code that logs them."""
 
     @staticmethod
     def log(message: str, level: int = LogLevel.INFO) -> None:
-        _model_logger.log(_LEVELS.get(level, logging.INFO), "%s", message)
+        core = _CORE_LEVELS.get(level, _core.INFO)
+        _logging.log_from_caller(int(core), message)
 
     @staticmethod
     def log_info(message: str) -> None:
-        _model_logger.info("%s", message)
+        _logging.log_from_caller(int(_core.INFO), message)
 
     @staticmethod
     def log_warn(message: str) -> None:
-        _model_logger.warning("%s", message)
+        _logging.log_from_caller(int(_core.WARN), message)
 
     @staticmethod
     def log_error(message: str) -> None:
-        _model_logger.error("%s", message)
+        _logging.log_from_caller(int(_core.ERROR), message)
 
     @staticmethod
     def log_verbose(message: str) -> None:
-        _model_logger.debug("%s", message)
+        _logging.log_from_caller(int(_core.VERBOSE), message)

@@ -4,15 +4,16 @@
 from __future__ import annotations
 
 import enum
+from dataclasses import field
 from typing import Any, Union
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 from pydantic.dataclasses import dataclass
 
 from .. import _conch
-from .._errors import UnsupportedError
 from .._logging import logger
 from ._frontend import Frontend
+from ._restricted import RestrictedFeatures
 
 __all__ = ["KServeGrpc", "Grpc_compression_level"]
 
@@ -27,17 +28,19 @@ class Grpc_compression_level(enum.IntEnum):  # noqa: N801 (upstream's name)
     COUNT = 4
 
 
-# Fields whose non-default values need a feature this frontend does not
-# have yet: starting with one raises UnsupportedError.
-_NEEDS_FEATURE = (
-    "use_ssl", "server_cert", "server_key", "root_cert", "use_mutual_auth",
-    "keepalive_time_ms", "keepalive_timeout_ms", "keepalive_permit_without_calls",
-    "http2_max_pings_without_data", "http2_min_recv_ping_interval_without_data_ms",
-    "http2_max_ping_strikes", "max_connection_age_ms", "max_connection_age_grace_ms",
-    "infer_compression_level", "forward_header_pattern",
+# Upstream's fields (tritonfrontend's KServeGrpc.Options), all handed to
+# the compiled frontend by name.
+_UPSTREAM_FIELDS = (
+    "address", "port", "reuse_port", "use_ssl", "server_cert", "server_key", "root_cert",
+    "use_mutual_auth", "keepalive_time_ms", "keepalive_timeout_ms",
+    "keepalive_permit_without_calls", "http2_max_pings_without_data",
+    "http2_min_recv_ping_interval_without_data_ms", "http2_max_ping_strikes",
+    "max_connection_age_ms", "max_connection_age_grace_ms", "infer_compression_level",
+    "infer_thread_count", "infer_allocation_pool_size", "max_response_pool_size",
+    "forward_header_pattern",
 )
-# Fields that only tune upstream's implementation; Conch ignores other
-# values with a warning.
+# Fields that only tune upstream's implementation; Conch accepts them and
+# warns at start() that other values have no effect.
 _TUNING = ("infer_thread_count", "infer_allocation_pool_size", "max_response_pool_size")
 
 
@@ -53,15 +56,15 @@ class KServeGrpc(Frontend):
 
     Grpc_compression_level = Grpc_compression_level
 
-    @dataclass
+    @dataclass(config=ConfigDict(arbitrary_types_allowed=True))
     class Options:
         """Options of the gRPC frontend, validated at construction (a
-        pydantic ValidationError, a ValueError, for bad values). Served now:
-        address, port and reuse_port. SSL, keepalive, HTTP/2 ping,
-        connection age, compression and forward_header_pattern are accepted
-        but not served yet: start() raises UnsupportedError when one of
-        them differs from its default. The pool sizes and the thread count
-        tune upstream's implementation; Conch ignores them with a warning."""
+        pydantic ValidationError, a ValueError, for bad values); the TLS
+        files, the compression level and forward_header_pattern are checked
+        at start() (InvalidArgumentError). Every field is served, except
+        the three that tune upstream's implementation (infer_thread_count,
+        infer_allocation_pool_size, max_response_pool_size): Conch accepts
+        them and warns at start() that other values have no effect."""
 
         #: The address to listen on (an IPv4 or IPv6 literal, or a host name).
         address: str = "0.0.0.0"
@@ -69,59 +72,76 @@ class KServeGrpc(Frontend):
         port: int = Field(default=8001, ge=0, le=65535)
         #: Let other sockets bind the same port (SO_REUSEPORT).
         reuse_port: bool = False
-        #: Serve TLS with server_cert and server_key (PEM files). Not yet.
+        #: Serve TLS with server_cert and server_key; the TLS fields are
+        #: ignored without it.
         use_ssl: bool = False
+        #: The server's certificate chain, a PEM file read at start().
         server_cert: str = ""
+        #: The private key of server_cert, a PEM file read at start().
         server_key: str = ""
-        #: The CA that client certificates must chain to (mutual TLS). Not yet.
+        #: The CA certificates client certificates must chain to, a PEM
+        #: file; required with use_mutual_auth.
         root_cert: str = ""
+        #: Mutual TLS: every client must present a certificate root_cert verifies.
         use_mutual_auth: bool = False
-        #: Keepalive and HTTP/2 ping settings, as gRPC's channel arguments. Not yet.
+        #: Milliseconds between keepalive pings on an idle transport.
         keepalive_time_ms: int = Field(default=7_200_000, ge=0)
+        #: Milliseconds to wait for a keepalive ping's acknowledgement.
         keepalive_timeout_ms: int = Field(default=20_000, ge=0)
+        #: Send keepalive pings even without calls in flight.
         keepalive_permit_without_calls: bool = False
+        #: Pings the server may send without data in between; 0: no limit.
         http2_max_pings_without_data: int = Field(default=2, ge=0)
+        #: The shortest interval of a client's pings without data that is
+        #: not a strike.
         http2_min_recv_ping_interval_without_data_ms: int = Field(default=300_000, ge=0)
+        #: Strikes before the server closes the connection; 0: no limit.
         http2_max_ping_strikes: int = Field(default=2, ge=0)
-        #: Close connections after this age (0: never), with this grace. Not yet.
+        #: Close connections after this many milliseconds (0: never), and
+        #: let their calls run this much longer (0: no limit).
         max_connection_age_ms: int = Field(default=0, ge=0)
         max_connection_age_grace_ms: int = Field(default=0, ge=0)
-        #: The compression of inference responses. Not yet.
+        #: The compression of ModelInfer and ModelStreamInfer responses
+        #: (NONE, LOW, MED, HIGH); compressed requests are always accepted.
         infer_compression_level: Union[int, Grpc_compression_level] = Grpc_compression_level.NONE
-        #: Upstream's thread and pool sizes; ignored.
+        #: Upstream's thread and pool sizes; accepted, no effect in Conch.
         infer_thread_count: int = Field(default=2, ge=0)
         infer_allocation_pool_size: int = Field(default=8, ge=0)
         max_response_pool_size: int = Field(default=2_147_483_647, ge=0)
-        #: A regular expression: request headers whose names match become
-        #: parameters of inference requests. Not yet.
+        #: A regular expression, matched without regard to case: request
+        #: metadata whose keys it finds a match in become string parameters
+        #: of inference requests. Empty: none.
         forward_header_pattern: str = ""
+        #: Conch: protocol groups behind required metadata. A call to a
+        #: feature of a group must carry metadata
+        #: ``triton-grpc-protocol-<key>`` with the group's value, else it is
+        #: answered UNAVAILABLE.
+        restricted_features: RestrictedFeatures = field(default_factory=RestrictedFeatures)
+        #: Conch: requests waiting on the server (inference calls, each
+        #: request of a stream, repository calls) at most at once; beyond it
+        #: they are answered UNAVAILABLE at once. 0: no limit.
+        max_inflight: int = Field(default=4096, ge=0)
 
         def __post_init__(self) -> None:
             if isinstance(self.infer_compression_level, Grpc_compression_level):
                 self.infer_compression_level = int(self.infer_compression_level)
 
     def _create(self, native_server: Any, options: "KServeGrpc.Options") -> Any:
+        upstream = {name: getattr(options, name) for name in _UPSTREAM_FIELDS}
         return _conch.GrpcFrontend(
             native_server,
-            address=options.address,
-            port=options.port,
-            reuse_port=options.reuse_port,
+            **upstream,
+            restricted_features=options.restricted_features._to_native(),
+            max_inflight=options.max_inflight,
         )
 
     def start(self) -> None:
-        """Binds the port and starts serving. Raises UnsupportedError for
-        an option this frontend cannot serve yet, AlreadyExistsError when
+        """Binds the port and starts serving. Raises AlreadyExistsError when
         running, UnavailableError when the port is in use or the server
-        stopped."""
+        stopped, InvalidArgumentError for a TLS file that cannot be read,
+        a compression level out of range or a bad forward_header_pattern."""
         defaults = KServeGrpc.Options()
-        options = self._options
-        unsupported = [name for name in _NEEDS_FEATURE
-                       if getattr(options, name) != getattr(defaults, name)]
-        if unsupported:
-            raise UnsupportedError(
-                "the gRPC frontend does not support these options yet: "
-                + ", ".join(f"{n}={getattr(options, n)!r}" for n in unsupported))
         for name in _TUNING:
-            if getattr(options, name) != getattr(defaults, name):
+            if getattr(self._options, name) != getattr(defaults, name):
                 logger.warning("KServeGrpc.Options.%s has no effect in Conch; ignored", name)
         super().start()

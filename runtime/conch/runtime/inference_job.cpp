@@ -79,6 +79,8 @@ void inference_job::deliver(inference_response&& r) {
     r.model_version = version_;
   if (r.id.empty())
     r.id = request_.id;
+  if (labels_ && !r.outputs.empty() && !r.labels)
+    r.labels = labels_;
   ++responses_;
   auto now = now_ns();
   auto outcome = r.error;

@@ -85,6 +85,11 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
   /// The model version that serves the job, once resolved.
   int64_t resolved_version() const noexcept { return version_; }
   void resolve(int64_t version) noexcept { version_ = version; }
+  /// The class labels of the serving model's outputs, passed on with each
+  /// response that carries outputs.
+  void set_labels(std::shared_ptr<const output_labels> labels) noexcept {
+    labels_ = std::move(labels);
+  }
 
   /// Position in the model's arrival order (for ordered delivery).
   uint64_t sequence() const noexcept { return sequence_; }
@@ -141,6 +146,7 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
   std::shared_ptr<job_observer> model_;
   std::shared_ptr<response_router> router_;
   std::shared_ptr<cancel_listener> listener_;
+  std::shared_ptr<const output_labels> labels_;
   std::atomic<bool> listener_set_{false};
   job_times times_;
   int64_t version_ = -1;

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,8 @@
 #include "conch/runtime/tensor.hpp"
 
 namespace conch::runtime {
+
+class output_labels;
 
 /// One response to an inference request. A non-decoupled model sends exactly
 /// one, final; a decoupled model sends zero or more and then a final one,
@@ -25,6 +28,9 @@ struct inference_response {
   status error;
   /// True on the last response of a request.
   bool final = false;
+  /// The class labels of the model's outputs (label_filename), for the
+  /// classification extension; null when the model has none.
+  std::shared_ptr<const output_labels> labels;
 };
 
 /// Receives the responses of one request. Called from Conch's threads (model

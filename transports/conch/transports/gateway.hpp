@@ -10,8 +10,10 @@
 
 #include "conch/runtime/inference_request.hpp"
 #include "conch/runtime/inference_response.hpp"
+#include "conch/runtime/logging/log_settings.hpp"
 #include "conch/runtime/result.hpp"
 #include "conch/runtime/statistics/statistics_snapshot.hpp"
+#include "conch/transports/shm/region_registry.hpp"
 #include "model_config.pb.h"
 
 namespace conch::transports {
@@ -62,27 +64,12 @@ struct load_request {
   std::vector<std::pair<std::string, std::string>> files;
 };
 
-/// The logging settings of the logging extension.
-struct log_settings {
-  /// The file logs go to; empty for standard error.
-  std::string log_file;
-  bool log_info = true;
-  bool log_warning = true;
-  bool log_error = true;
-  /// 0 turns verbose logging off.
-  uint32_t log_verbose_level = 0;
-  /// "default" or "ISO8601".
-  std::string log_format = "default";
-};
+/// The logging settings of the logging extension: the process-global
+/// logger's own settings type.
+using log_settings = runtime::logging::log_settings;
 
 /// A change of the logging settings: only the fields that hold a value change.
-struct log_settings_update {
-  std::optional<bool> log_info;
-  std::optional<bool> log_warning;
-  std::optional<bool> log_error;
-  std::optional<uint32_t> log_verbose_level;
-  std::optional<std::string> log_format;
-};
+using log_settings_update = runtime::logging::log_settings_update;
 
 /// Cancels a request in flight; harmless once it completed. Thread-safe.
 using cancel_fn = std::function<void()>;
@@ -153,6 +140,13 @@ class gateway {
   /// Applies `update` and returns the settings that result; INVALID_ARG for
   /// a value out of range, nothing changed then.
   virtual runtime::result<log_settings> update_logging(const log_settings_update& update) = 0;
+
+  // -- shared memory ---------------------------------------------------------
+
+  /// The shared-memory regions clients registered: one registry per server
+  /// for all its frontends, so a region registered over one protocol serves
+  /// requests of the other. Never null.
+  virtual std::shared_ptr<shm::region_registry> shared_memory() const = 0;
 
   // -- inference -------------------------------------------------------------
 

@@ -6,6 +6,7 @@
 
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "conch/python/bindings.hpp"
@@ -45,12 +46,54 @@ make_http_frontend(py_server& srv, std::string address, int port, bool reuse_por
   return std::make_unique<py_http_frontend>(srv, std::move(o));
 }
 
-std::unique_ptr<py_grpc_frontend> make_grpc_frontend(py_server& srv, std::string address, int port,
-                                                     bool reuse_port) {
+/// The gRPC frontend from KServeGrpc.Options' fields as keyword arguments:
+/// every field of actors::grpc_options, by its name.
+std::unique_ptr<py_grpc_frontend> make_grpc_frontend(py_server& srv, const py::kwargs& kwargs) {
   actors::grpc_options o;
-  o.address = std::move(address);
-  o.port = port;
-  o.reuse_port = reuse_port;
+  size_t taken = 0;
+  auto take = [&](const char* name, auto& field) {
+    if (!kwargs.contains(name))
+      return;
+    ++taken;
+    try {
+      field = kwargs[name].cast<std::remove_reference_t<decltype(field)>>();
+    } catch (const py::cast_error&) {
+      throw py::type_error(std::string{"GrpcFrontend: option '"} + name
+                           + "' has the wrong type or does not fit a C int");
+    }
+  };
+  take("address", o.address);
+  take("port", o.port);
+  take("reuse_port", o.reuse_port);
+  take("use_ssl", o.use_ssl);
+  take("server_cert", o.server_cert);
+  take("server_key", o.server_key);
+  take("root_cert", o.root_cert);
+  take("use_mutual_auth", o.use_mutual_auth);
+  take("keepalive_time_ms", o.keepalive_time_ms);
+  take("keepalive_timeout_ms", o.keepalive_timeout_ms);
+  take("keepalive_permit_without_calls", o.keepalive_permit_without_calls);
+  take("http2_max_pings_without_data", o.http2_max_pings_without_data);
+  take("http2_min_recv_ping_interval_without_data_ms",
+       o.http2_min_recv_ping_interval_without_data_ms);
+  take("http2_max_ping_strikes", o.http2_max_ping_strikes);
+  take("max_connection_age_ms", o.max_connection_age_ms);
+  take("max_connection_age_grace_ms", o.max_connection_age_grace_ms);
+  take("infer_compression_level", o.infer_compression_level);
+  take("infer_thread_count", o.infer_thread_count);
+  take("infer_allocation_pool_size", o.infer_allocation_pool_size);
+  take("max_response_pool_size", o.max_response_pool_size);
+  take("forward_header_pattern", o.forward_header_pattern);
+  take("max_inflight", o.max_inflight);
+  if (kwargs.contains("restricted_features")) {
+    ++taken;
+    auto groups = kwargs["restricted_features"].cast<std::vector<feature_group_tuple>>();
+    for (auto& [key, value, features] : groups)
+      o.restricted_features.push_back({std::move(key), std::move(value), std::move(features)});
+  }
+  if (taken != kwargs.size())
+    throw py::type_error("GrpcFrontend: unknown option among "
+                         + py::str(kwargs.attr("keys")()).cast<std::string>());
   return std::make_unique<py_grpc_frontend>(srv, std::move(o));
 }
 
@@ -82,9 +125,9 @@ void bind_frontends(py::module_& m) {
   py::class_<py_grpc_frontend>(m, "GrpcFrontend",
                                "The KServe gRPC frontend of a server; "
                                "conch.frontend.KServeGrpc owns one.")
-    .def(py::init(&make_grpc_frontend), py::arg("server"), py::arg("address") = "0.0.0.0",
-         py::arg("port") = 8001, py::arg("reuse_port") = false,
-         "Creates the frontend; binds nothing until start().")
+    .def(py::init(&make_grpc_frontend), py::arg("server"),
+         "Creates the frontend from KServeGrpc.Options' fields as keyword arguments (the "
+         "defaults for those left out); binds nothing until start().")
     .def("start", &py_grpc_frontend::start, "Binds and starts serving (GIL released).")
     .def("stop", &py_grpc_frontend::stop, "Stops serving (GIL released).")
     .def_property_readonly("port", &py_grpc_frontend::port,

@@ -35,8 +35,10 @@ void bind_options(py::module_& m) {
     .def_readwrite("restart_budget", &server_options::restart_budget)
     .def_readwrite("gpu_count", &server_options::gpu_count)
     .def_readwrite("metrics", &server_options::metrics)
+    .def_readwrite("gpu_metrics", &server_options::gpu_metrics)
     .def_readwrite("cpu_metrics", &server_options::cpu_metrics)
-    .def_readwrite("metrics_interval_ms", &server_options::metrics_interval_ms);
+    .def_readwrite("metrics_interval_ms", &server_options::metrics_interval_ms)
+    .def_readwrite("metrics_configuration", &server_options::metrics_configuration);
 }
 
 } // namespace conch::python

@@ -25,4 +25,8 @@ void bind_frontends(pybind11::module_& m);
 /// _conch.MetricFamily and _conch.Metric (bind_metrics.cpp).
 void bind_metrics(pybind11::module_& m);
 
+/// _conch.configure_logging, set_log_callback, log_message, log_is_on and
+/// log_settings (bind_logging.cpp).
+void bind_logging(pybind11::module_& m);
+
 } // namespace conch::python

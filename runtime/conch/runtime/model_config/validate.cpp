@@ -1,6 +1,7 @@
 #include "conch/runtime/model_config/validate.hpp"
 
 #include <cctype>
+#include <cmath>
 
 #include "conch/runtime/model_config/config_error.hpp"
 #include "conch/runtime/model_config/validate_enums.hpp"
@@ -107,9 +108,14 @@ status check_extras(const inference::ModelConfig& c, const std::string& file) {
     const auto path = indexed("model_metrics.metric_control", static_cast<size_t>(i));
     if (controls[i].metric_identifier().family().empty())
       return config_error(file, path + ".metric_identifier.family", "must name a metric family");
-    if (controls[i].histogram_options().buckets_size() == 0)
+    const auto& buckets = controls[i].histogram_options().buckets();
+    if (buckets.empty())
       return config_error(file, path + ".histogram_options.buckets",
                           "must list at least one bucket");
+    for (int b = 0; b < buckets.size(); ++b)
+      if (!std::isfinite(buckets[b]) || (b > 0 && !(buckets[b - 1] < buckets[b])))
+        return config_error(file, path + ".histogram_options.buckets",
+                            "must be finite and strictly increasing");
   }
   return status::ok();
 }

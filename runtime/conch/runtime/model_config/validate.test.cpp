@@ -219,6 +219,17 @@ TEST(validate, warmup_and_metrics) {
                   "model_metrics.metric_control[0].histogram_options.buckets");
   EXPECT_TRUE(check("model_metrics { metric_control [ { metric_identifier { family: \"f\" } "
                     "histogram_options { buckets: [ 1, 2 ] } } ] }"));
+  EXPECT_TRUE(check("model_metrics { metric_control [ { metric_identifier { family: \"f\" } "
+                    "histogram_options { buckets: [ -1, 0, 2.5 ] } } ] }"));
+  expect_rejected("model_metrics { metric_control [ { metric_identifier { family: \"f\" } "
+                  "histogram_options { buckets: [ 2, 1 ] } } ] }",
+                  "model_metrics.metric_control[0].histogram_options.buckets", "increasing");
+  expect_rejected("model_metrics { metric_control [ { metric_identifier { family: \"f\" } "
+                  "histogram_options { buckets: [ 1, 1 ] } } ] }",
+                  "model_metrics.metric_control[0].histogram_options.buckets", "increasing");
+  expect_rejected("model_metrics { metric_control [ { metric_identifier { family: \"f\" } "
+                  "histogram_options { buckets: [ inf ] } } ] }",
+                  "model_metrics.metric_control[0].histogram_options.buckets", "finite");
 }
 
 } // namespace

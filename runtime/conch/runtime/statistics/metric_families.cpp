@@ -20,6 +20,37 @@ gauge_family& gauge(prometheus::Registry& registry, const char* name, const char
   return prometheus::BuildGauge().Name(name).Help(help).Register(registry);
 }
 
+struct family_text {
+  const char* name;
+  const char* help;
+};
+
+// Names and HELP texts as Triton prints them, in latency_phase order. The
+// compute summaries repeat the counters' "Cumulative ..." texts, as Triton's do.
+constexpr std::array<family_text, latency_phase_count> duration_texts = {{
+  {"nv_inference_request_duration_us",
+   "Cumulative inference request duration in microseconds (includes cached requests)"},
+  {"nv_inference_queue_duration_us",
+   "Cumulative inference queuing duration in microseconds (includes cached requests)"},
+  {"nv_inference_compute_input_duration_us",
+   "Cumulative compute input duration in microseconds (does not include cached requests)"},
+  {"nv_inference_compute_infer_duration_us",
+   "Cumulative compute inference duration in microseconds (does not include cached requests)"},
+  {"nv_inference_compute_output_duration_us",
+   "Cumulative inference compute output duration in microseconds (does not include cached "
+   "requests)"},
+}};
+
+constexpr std::array<family_text, latency_phase_count> summary_texts = {{
+  {"nv_inference_request_summary_us",
+   "Summary of inference request duration in microseconds (includes cached requests)"},
+  {"nv_inference_queue_summary_us",
+   "Summary of inference queuing duration in microseconds (includes cached requests)"},
+  {"nv_inference_compute_input_summary_us", duration_texts[2].help},
+  {"nv_inference_compute_infer_summary_us", duration_texts[3].help},
+  {"nv_inference_compute_output_summary_us", duration_texts[4].help},
+}};
+
 // The `reason` label values, in failure_kind order.
 constexpr std::array<const char*, 4> failure_reasons = {"BACKEND", "REJECTED", "CANCELED", "OTHER"};
 
@@ -40,28 +71,25 @@ metric_families::metric_families(std::shared_ptr<prometheus::Registry> registry)
                              "Number of inferences performed (does not include cached requests)")),
     exec_count_(counter(*registry_, "nv_inference_exec_count",
                         "Number of model executions performed (does not include cached requests)")),
-    request_duration_(counter(*registry_, "nv_inference_request_duration_us",
-                              "Cumulative inference request duration in microseconds "
-                              "(includes cached requests)")),
-    queue_duration_(counter(*registry_, "nv_inference_queue_duration_us",
-                            "Cumulative inference queuing duration in microseconds "
-                            "(includes cached requests)")),
-    compute_input_duration_(counter(*registry_, "nv_inference_compute_input_duration_us",
-                                    "Cumulative compute input duration in microseconds "
-                                    "(does not include cached requests)")),
-    compute_infer_duration_(counter(*registry_, "nv_inference_compute_infer_duration_us",
-                                    "Cumulative compute inference duration in microseconds "
-                                    "(does not include cached requests)")),
-    compute_output_duration_(counter(*registry_, "nv_inference_compute_output_duration_us",
-                                     "Cumulative inference compute output duration in "
-                                     "microseconds (does not include cached requests)")),
+    first_response_(prometheus::BuildHistogram()
+                      .Name("nv_inference_first_response_histogram_ms")
+                      .Help("Duration from request to first response in milliseconds")
+                      .Register(*registry_)),
     pending_request_count_(gauge(*registry_, "nv_inference_pending_request_count",
                                  "Instantaneous number of pending requests awaiting execution "
                                  "per-model.")),
     load_duration_(gauge(*registry_, "nv_model_load_duration_secs", "Model load time in seconds")) {
+  for (std::size_t i = 0; i < latency_phase_count; ++i) {
+    durations_[i] = &counter(*registry_, duration_texts[i].name, duration_texts[i].help);
+    summaries_[i] = &prometheus::BuildSummary()
+                       .Name(summary_texts[i].name)
+                       .Help(summary_texts[i].help)
+                       .Register(*registry_);
+  }
 }
 
-const model_series* metric_families::acquire(const prometheus::Labels& labels) noexcept {
+const model_series* metric_families::acquire(const prometheus::Labels& labels,
+                                             const series_options& options) noexcept {
   // Checked here so that Family::Add, which throws on a bad name, never does.
   for (const auto& [name, value] : labels)
     if (!prometheus::CheckLabelName(name))
@@ -70,7 +98,7 @@ const model_series* metric_families::acquire(const prometheus::Labels& labels) n
   try {
     auto& e = series_[labels];
     if (!e.series)
-      e.series = create(labels);
+      e.series = create(labels, options);
     ++e.uses;
     return e.series.get();
   } catch (const std::exception&) {
@@ -88,38 +116,48 @@ void metric_families::release(const prometheus::Labels& labels) noexcept {
   series_.erase(i);
 }
 
-std::unique_ptr<model_series> metric_families::create(const prometheus::Labels& labels) {
-  std::array<prometheus::Counter*, 4> failures{};
-  for (std::size_t i = 0; i < failures.size(); ++i)
-    failures[i] = &request_failure_.Add(with_reason(labels, failure_reasons[i]));
-  return std::unique_ptr<model_series>(new model_series{
-    request_success_.Add(labels),
-    failures,
-    inference_count_.Add(labels),
-    exec_count_.Add(labels),
-    request_duration_.Add(labels),
-    queue_duration_.Add(labels),
-    compute_input_duration_.Add(labels),
-    compute_infer_duration_.Add(labels),
-    compute_output_duration_.Add(labels),
-    pending_request_count_.Add(labels),
-    load_duration_.Add(labels),
-  });
+std::unique_ptr<model_series> metric_families::create(const prometheus::Labels& labels,
+                                                      const series_options& options) {
+  // Registered in `s` as they are added, so that a throw half-way (out of
+  // memory) leaves nothing behind once remove() has run.
+  auto s = std::make_unique<model_series>();
+  try {
+    s->request_success = &request_success_.Add(labels);
+    for (std::size_t i = 0; i < s->request_failure.size(); ++i)
+      s->request_failure[i] = &request_failure_.Add(with_reason(labels, failure_reasons[i]));
+    s->inference_count = &inference_count_.Add(labels);
+    s->exec_count = &exec_count_.Add(labels);
+    for (std::size_t i = 0; i < latency_phase_count; ++i) {
+      if (options.counter_latencies)
+        s->durations[i] = &durations_[i]->Add(labels);
+      if (!options.summary_quantiles.empty())
+        s->summaries[i] = &summaries_[i]->Add(labels, options.summary_quantiles);
+    }
+    if (!options.first_response_buckets.empty())
+      s->first_response = &first_response_.Add(labels, options.first_response_buckets);
+    s->pending_request_count = &pending_request_count_.Add(labels);
+    s->load_duration_secs = &load_duration_.Add(labels);
+  } catch (...) {
+    remove(*s);
+    throw;
+  }
+  return s;
 }
 
 void metric_families::remove(const model_series& s) {
-  request_success_.Remove(&s.request_success);
+  // Family::Remove ignores a null or unknown metric.
+  request_success_.Remove(s.request_success);
   for (auto* failure : s.request_failure)
     request_failure_.Remove(failure);
-  inference_count_.Remove(&s.inference_count);
-  exec_count_.Remove(&s.exec_count);
-  request_duration_.Remove(&s.request_duration_us);
-  queue_duration_.Remove(&s.queue_duration_us);
-  compute_input_duration_.Remove(&s.compute_input_duration_us);
-  compute_infer_duration_.Remove(&s.compute_infer_duration_us);
-  compute_output_duration_.Remove(&s.compute_output_duration_us);
-  pending_request_count_.Remove(&s.pending_request_count);
-  load_duration_.Remove(&s.load_duration_secs);
+  inference_count_.Remove(s.inference_count);
+  exec_count_.Remove(s.exec_count);
+  for (std::size_t i = 0; i < latency_phase_count; ++i) {
+    durations_[i]->Remove(s.durations[i]);
+    summaries_[i]->Remove(s.summaries[i]);
+  }
+  first_response_.Remove(s.first_response);
+  pending_request_count_.Remove(s.pending_request_count);
+  load_duration_.Remove(s.load_duration_secs);
 }
 
 } // namespace conch::runtime::statistics

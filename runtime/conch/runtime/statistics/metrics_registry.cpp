@@ -1,5 +1,6 @@
 #include "conch/runtime/statistics/metrics_registry.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <iterator>
 
@@ -23,10 +24,34 @@ std::string tag_label(const std::string& key) {
   return out;
 }
 
+// Triton's default first-response buckets, in milliseconds.
+const std::vector<double> default_first_response_buckets = {100, 500, 2000, 5000};
+
+series_options series_options_for(const metrics_settings& settings,
+                                  const model_metric_options& model) {
+  series_options o;
+  o.counter_latencies = settings.counter_latencies;
+  if (settings.summary_latencies)
+    for (const auto& q : settings.summary_quantiles)
+      o.summary_quantiles.emplace_back(q.quantile, q.error);
+  // prometheus-cpp needs strictly ascending bounds; the model config is
+  // validated so, and anything else keeps the defaults.
+  bool ascending = std::adjacent_find(model.first_response_buckets.begin(),
+                                      model.first_response_buckets.end(),
+                                      [](double a, double b) { return !(a < b); })
+                   == model.first_response_buckets.end();
+  if (settings.histogram_latencies && model.decoupled)
+    o.first_response_buckets = model.first_response_buckets.empty() || !ascending
+                                 ? default_first_response_buckets
+                                 : model.first_response_buckets;
+  return o;
+}
+
 } // namespace
 
-metrics_registry::metrics_registry()
-  : families_(std::make_shared<metric_families>(std::make_shared<prometheus::Registry>())) {
+metrics_registry::metrics_registry(metrics_settings settings)
+  : settings_(std::move(settings)),
+    families_(std::make_shared<metric_families>(std::make_shared<prometheus::Registry>())) {
 }
 
 metrics_registry::~metrics_registry() = default;
@@ -37,11 +62,12 @@ std::shared_ptr<prometheus::Registry> metrics_registry::registry() const {
 
 std::unique_ptr<model_metrics>
 metrics_registry::add_model(const std::string& model, int64_t version,
-                            const std::map<std::string, std::string>& metric_tags) {
+                            const std::map<std::string, std::string>& metric_tags,
+                            const model_metric_options& options) {
   prometheus::Labels labels{{"model", model}, {"version", std::to_string(version)}};
   for (const auto& [key, value] : metric_tags)
     labels[tag_label(key)] = value;
-  const auto* series = families_->acquire(labels);
+  const auto* series = families_->acquire(labels, series_options_for(settings_, options));
   if (series == nullptr)
     return nullptr;
   return std::make_unique<model_metrics>(families_, std::move(labels), *series);

@@ -4,14 +4,25 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <prometheus/registry.h>
 
+#include "conch/runtime/statistics/metrics_settings.hpp"
 #include "conch/runtime/statistics/model_metrics.hpp"
 
 namespace conch::runtime::statistics {
 
 class metric_families;
+
+/// What a model's configuration says about its optional series.
+struct model_metric_options {
+  /// True for decoupled models, the only ones with a first-response histogram.
+  bool decoupled = false;
+  /// The first-response histogram's bucket bounds from the config's
+  /// model_metrics (ascending); empty keeps the defaults 100, 500, 2000, 5000.
+  std::vector<double> first_response_buckets;
+};
 
 /// The Prometheus registry of one server, with the per-model inference
 /// families (nv_inference_*, nv_model_load_duration_secs) registered once.
@@ -20,8 +31,9 @@ class metrics_registry {
  public:
   // -- constructors ----------------------------------------------------------
 
-  /// A fresh registry holding the per-model families with no series.
-  metrics_registry();
+  /// A fresh registry holding the per-model families with no series; the
+  /// optional latency families follow `settings`.
+  explicit metrics_registry(metrics_settings settings = {});
   ~metrics_registry();
 
   metrics_registry(const metrics_registry&) = delete;
@@ -41,8 +53,12 @@ class metrics_registry {
   /// Returns null when the labels are still unusable (a key starting with
   /// '_' gives a reserved `__` name); the model then runs without metrics.
   /// Loading the same labels twice shares the series until both are gone.
+  /// The duration counters exist unless counter_latencies is off; the
+  /// summaries with summary_latencies; the first-response histogram with
+  /// histogram_latencies, for decoupled models only.
   std::unique_ptr<model_metrics> add_model(const std::string& model, int64_t version,
-                                           const std::map<std::string, std::string>& metric_tags);
+                                           const std::map<std::string, std::string>& metric_tags,
+                                           const model_metric_options& options = {});
 
   // -- exposition ------------------------------------------------------------
 
@@ -52,6 +68,7 @@ class metrics_registry {
   std::string serialize() const;
 
  private:
+  metrics_settings settings_;
   std::shared_ptr<metric_families> families_;
 };
 

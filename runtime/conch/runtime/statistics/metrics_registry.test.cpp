@@ -112,3 +112,119 @@ TEST(metrics_registry, custom_families_appear_in_the_exposition) {
     *registry.registry()).Add({}).Set(7);
   EXPECT_TRUE(contains(registry.serialize(), "\nconch_custom 7\n"));
 }
+
+namespace {
+
+metrics_settings all_latencies() {
+  metrics_settings s;
+  s.summary_latencies = true;
+  s.histogram_latencies = true;
+  s.summary_quantiles = {{0.5, 0.05}, {0.9, 0.01}};
+  return s;
+}
+
+const char* const summary_families[] = {
+  "nv_inference_request_summary_us",       "nv_inference_queue_summary_us",
+  "nv_inference_compute_input_summary_us", "nv_inference_compute_infer_summary_us",
+  "nv_inference_compute_output_summary_us",
+};
+
+} // namespace
+
+TEST(metrics_registry, summaries_are_off_by_default) {
+  metrics_registry registry;
+  auto m = registry.add_model("m", 1, {}, {true, {}});
+  m->record_success(1'000'000, 0, 0, 0, 0);
+  m->record_first_response(5'000'000);
+  auto text = registry.serialize();
+  EXPECT_FALSE(contains(text, "_summary_us")) << text;
+  EXPECT_FALSE(contains(text, "nv_inference_first_response_histogram_ms")) << text;
+  EXPECT_FALSE(m->has_first_response_histogram());
+}
+
+TEST(metrics_registry, summaries_carry_triton_names_help_and_quantiles) {
+  metrics_registry registry{all_latencies()};
+  auto m = registry.add_model("m", 1, {});
+  auto text = registry.serialize();
+  for (const char* family : summary_families) {
+    std::string f = family;
+    EXPECT_TRUE(contains(text, "# TYPE " + f + " summary\n")) << text;
+    EXPECT_TRUE(contains(text, "\n" + f + "_count{model=\"m\",version=\"1\"} 0\n")) << text;
+    EXPECT_TRUE(contains(text, "\n" + f + "_sum{model=\"m\",version=\"1\"} 0\n")) << text;
+    EXPECT_TRUE(contains(text, "\n" + f + "{model=\"m\",version=\"1\",quantile=\"0.9\"} "))
+      << text;
+  }
+  EXPECT_TRUE(contains(text, "# HELP nv_inference_request_summary_us Summary of inference request "
+                             "duration in microseconds (includes cached requests)\n"));
+  EXPECT_TRUE(contains(text, "# HELP nv_inference_queue_summary_us Summary of inference queuing "
+                             "duration in microseconds (includes cached requests)\n"));
+  EXPECT_TRUE(contains(text, "# HELP nv_inference_compute_infer_summary_us Cumulative compute "
+                             "inference duration in microseconds (does not include cached "
+                             "requests)\n"));
+  m.reset();
+  EXPECT_FALSE(contains(registry.serialize(), "_summary_us")) << "gone with the model";
+}
+
+TEST(metrics_registry, summary_count_and_sum_match_the_counters) {
+  metrics_registry registry{all_latencies()};
+  auto m = registry.add_model("m", 1, {});
+  m->record_success(2'500'900, 1'000'000, 0, 1'400'000, 1'000);
+  m->record_success(3'000'000, 0, 0, 1'400'000, 0);
+  m->record_failure(failure_kind::backend);
+  auto text = registry.serialize();
+  EXPECT_TRUE(contains(text, "nv_inference_request_duration_us{model=\"m\",version=\"1\"} 5500\n"));
+  EXPECT_TRUE(contains(text, "nv_inference_request_summary_us_sum{model=\"m\",version=\"1\"} "
+                             "5500\n"))
+    << text;
+  EXPECT_TRUE(contains(text, "nv_inference_request_summary_us_count{model=\"m\",version=\"1\"} "
+                             "2\n"));
+  EXPECT_TRUE(contains(text, "nv_inference_compute_infer_summary_us_sum{model=\"m\","
+                             "version=\"1\"} 2800\n"));
+  EXPECT_TRUE(contains(text, "nv_inference_compute_infer_summary_us{model=\"m\",version=\"1\","
+                             "quantile=\"0.9\"} 1400\n"))
+    << text;
+}
+
+TEST(metrics_registry, counter_latencies_off_drops_the_duration_counters_only) {
+  metrics_settings s;
+  s.counter_latencies = false;
+  metrics_registry registry{s};
+  auto m = registry.add_model("m", 1, {});
+  m->record_success(1'000'000, 1'000, 1'000, 1'000, 1'000);
+  auto text = registry.serialize();
+  EXPECT_FALSE(contains(text, "_duration_us")) << text;
+  EXPECT_TRUE(contains(text, "nv_inference_request_success{model=\"m\",version=\"1\"} 1\n"));
+}
+
+TEST(metrics_registry, the_first_response_histogram_is_for_decoupled_models) {
+  metrics_registry registry{all_latencies()};
+  auto plain = registry.add_model("plain", 1, {});
+  auto streaming = registry.add_model("streaming", 1, {}, {true, {}});
+  EXPECT_FALSE(plain->has_first_response_histogram());
+  ASSERT_TRUE(streaming->has_first_response_histogram());
+  streaming->record_first_response(150'700'000); // 150 ms
+  streaming->record_first_response(7'000'000'000);
+  auto text = registry.serialize();
+  EXPECT_TRUE(contains(text, "# HELP nv_inference_first_response_histogram_ms Duration from "
+                             "request to first response in milliseconds\n# TYPE "
+                             "nv_inference_first_response_histogram_ms histogram\n"));
+  const std::string f = "nv_inference_first_response_histogram_ms";
+  const std::string l = "{model=\"streaming\",version=\"1\"";
+  EXPECT_TRUE(contains(text, f + "_count" + l + "} 2\n")) << text;
+  EXPECT_TRUE(contains(text, f + "_sum" + l + "} 7150\n")) << text;
+  EXPECT_TRUE(contains(text, f + "_bucket" + l + ",le=\"100\"} 0\n")) << text;
+  EXPECT_TRUE(contains(text, f + "_bucket" + l + ",le=\"500\"} 1\n")) << text;
+  EXPECT_TRUE(contains(text, f + "_bucket" + l + ",le=\"5000\"} 1\n")) << text;
+  EXPECT_TRUE(contains(text, f + "_bucket" + l + ",le=\"+Inf\"} 2\n")) << text;
+  EXPECT_FALSE(contains(text, f + "_count{model=\"plain\"")) << text;
+}
+
+TEST(metrics_registry, a_model_may_set_its_histogram_buckets) {
+  metrics_registry registry{all_latencies()};
+  auto m = registry.add_model("m", 1, {}, {true, {-1, 0, 1, 2.5}});
+  auto text = registry.serialize();
+  const std::string b = "nv_inference_first_response_histogram_ms_bucket{model=\"m\",version=\"1\",";
+  for (const char* le : {"-1", "0", "1", "2.5", "+Inf"})
+    EXPECT_TRUE(contains(text, b + "le=\"" + le + "\"} 0\n")) << le << "\n" << text;
+  EXPECT_FALSE(contains(text, b + "le=\"100\"}")) << text;
+}

@@ -39,9 +39,17 @@ class model_metrics {
 
   // -- updates ---------------------------------------------------------------
 
-  /// Counts one successful request and adds its durations, in nanoseconds.
+  /// Counts one successful request and adds its durations, in nanoseconds,
+  /// to the duration counters and the summaries the version has.
   void record_success(uint64_t request_ns, uint64_t queue_ns, uint64_t compute_input_ns,
                       uint64_t compute_infer_ns, uint64_t compute_output_ns) noexcept;
+
+  /// Observes the time from a request's arrival to its first response, in
+  /// nanoseconds, in the first-response histogram (if the version has one).
+  void record_first_response(uint64_t ns) noexcept;
+
+  /// True when the version has the first-response histogram.
+  bool has_first_response_histogram() const noexcept;
 
   /// Counts one failed request under the `reason` label of `kind`.
   void record_failure(failure_kind kind) noexcept;

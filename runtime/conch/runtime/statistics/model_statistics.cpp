@@ -59,8 +59,11 @@ void model_statistics::record_load_duration(double seconds) noexcept {
 
 void model_statistics::on_response(const inference_job& job, const inference_response& response,
                                    uint64_t now) {
-  if (decoupled_)
-    responses_.record(job, response, now);
+  if (!decoupled_)
+    return;
+  responses_.record(job, response, now);
+  if (metrics_ && job.response_count() == 1)
+    metrics_->record_first_response(span_ns(job.times().arrival, now));
 }
 
 void model_statistics::on_complete(const inference_job& job, const status& outcome,

@@ -74,7 +74,8 @@ class model_statistics : public job_observer {
 
   // -- job_observer ----------------------------------------------------------
 
-  /// Counts a decoupled model's response by its index; ignored otherwise.
+  /// Counts a decoupled model's response by its index, and observes the
+  /// first one in the first-response histogram; ignored otherwise.
   void on_response(const inference_job& job, const inference_response& response,
                    uint64_t now) override;
 

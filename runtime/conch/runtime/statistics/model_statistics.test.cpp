@@ -195,6 +195,29 @@ TEST_F(fixture, a_model_that_is_not_decoupled_has_no_response_stats) {
   EXPECT_TRUE(stats->snapshot().response_stats.empty());
 }
 
+TEST(model_statistics, a_decoupled_job_observes_its_first_response_once) {
+  metrics_settings settings;
+  settings.histogram_latencies = true;
+  metrics_registry registry{settings};
+  auto stats = std::make_shared<model_statistics>("m", 1, true, 0,
+                                                  registry.add_model("m", 1, {}, {true, {}}));
+  auto t = past_times();
+  t.arrival = now_ns() - 250'000'000; // 250 ms ago: the (100, 500] bucket
+  auto job = make_job(stats, t);
+  for (int i = 0; i < 3; ++i)
+    job->respond(output_response(false));
+  job->respond(output_response(true));
+  auto text = registry.serialize();
+  const std::string labels = "{model=\"m\",version=\"1\"";
+  EXPECT_EQ(value_of(text, "nv_inference_first_response_histogram_ms_count" + labels + "}"), 1);
+  EXPECT_EQ(value_of(text, "nv_inference_first_response_histogram_ms_bucket" + labels
+                             + ",le=\"100\"}"),
+            0);
+  EXPECT_EQ(value_of(text, "nv_inference_first_response_histogram_ms_bucket" + labels
+                             + ",le=\"500\"}"),
+            1);
+}
+
 TEST(model_statistics, works_without_metrics) {
   auto stats = std::make_shared<model_statistics>("m", 2, false, 0, nullptr);
   make_job(stats, past_times())->respond(output_response(true));

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "conch/transports/grpc/request_parameters.hpp"
+#include "conch/transports/grpc/tensor_parameters.hpp"
 #include "conch/transports/grpc/typed_contents.hpp"
 
 namespace conch::transports::grpc {
@@ -10,10 +11,6 @@ namespace conch::transports::grpc {
 namespace {
 
 using input_message = inference::ModelInferRequest::InferInputTensor;
-
-bool reads_shared_memory(const input_message& in) {
-  return in.parameters().count("shared_memory_region") > 0;
-}
 
 // Takes the bytes of one raw entry over into a buffer that owns them.
 runtime::buffer take_raw(std::string& raw) {
@@ -48,11 +45,14 @@ runtime::status decode_inputs(inference::ModelInferRequest& m, decoded_infer& ou
     for (const auto& existing : out.request.inputs)
       if (existing.name == in.name())
         return runtime::invalid_argument("input '" + in.name() + "' already exists in request");
-    if (reads_shared_memory(in)) {
+    auto shm = shared_memory_parameters(in.parameters());
+    if (!shm)
+      return shm.error().with_prefix("input '" + in.name() + "': ");
+    if (*shm) {
       if (in.has_contents())
         return runtime::invalid_argument(
           "unexpected 'content' provided when using shared memory for input '" + in.name() + "'");
-      out.shared_memory_inputs.push_back(out.request.inputs.size());
+      out.shared_memory_inputs.emplace_back(out.request.inputs.size(), std::move(**shm));
     } else if (!raw.empty()) {
       if (in.has_contents())
         return runtime::invalid_argument(
@@ -82,6 +82,30 @@ runtime::status decode_inputs(inference::ModelInferRequest& m, decoded_infer& ou
   return runtime::status::ok();
 }
 
+runtime::status decode_output(const inference::ModelInferRequest::InferRequestedOutputTensor& o,
+                              decoded_infer& out) {
+  requested_output wanted;
+  wanted.name = o.name();
+  auto shm = shared_memory_parameters(o.parameters());
+  if (!shm)
+    return shm.error().with_prefix("output '" + o.name() + "': ");
+  wanted.shared_memory = std::move(*shm);
+  auto classes = classification_parameter(o.parameters());
+  if (!classes)
+    return classes.error().with_prefix("output '" + o.name() + "': ");
+  wanted.classification = *classes;
+  if (wanted.shared_memory && wanted.classification > 0)
+    return runtime::invalid_argument("output '" + o.name()
+                                     + "' can't set both 'shared_memory_region' and "
+                                       "'classification'");
+  for (const auto& existing : out.outputs)
+    if (existing.name == o.name())
+      return runtime::invalid_argument("output '" + o.name() + "' is requested more than once");
+  out.request.requested_outputs.push_back(o.name());
+  out.outputs.push_back(std::move(wanted));
+  return runtime::status::ok();
+}
+
 } // namespace
 
 runtime::result<decoded_infer> decode_infer_request(inference::ModelInferRequest& m,
@@ -93,12 +117,8 @@ runtime::result<decoded_infer> decode_infer_request(inference::ModelInferRequest
   r.id = m.id();
   CONCH_RUNTIME_RETURN_IF_ERROR(apply_request_parameters(m.parameters(), r));
   CONCH_RUNTIME_RETURN_IF_ERROR(decode_inputs(m, out));
-  for (const auto& o : m.outputs()) {
-    r.requested_outputs.push_back(o.name());
-    if (o.parameters().count("shared_memory_region") > 0
-        || o.parameters().count("classification") > 0)
-      out.special_outputs = true;
-  }
+  for (const auto& o : m.outputs())
+    CONCH_RUNTIME_RETURN_IF_ERROR(decode_output(o, out));
   return out;
 }
 

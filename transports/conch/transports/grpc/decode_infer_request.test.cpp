@@ -1,6 +1,7 @@
 #include "conch/transports/grpc/decode_infer_request.hpp"
 
 #include <cstring>
+#include <functional>
 
 #include <gtest/gtest.h>
 
@@ -40,6 +41,8 @@ TEST(decode_infer_request, raw_contents_follow_input_order_skipping_shared_memor
   add_input(m, "A", "INT32", {2});
   auto* shm = add_input(m, "S", "INT32", {2});
   (*shm->mutable_parameters())["shared_memory_region"].set_string_param("r");
+  (*shm->mutable_parameters())["shared_memory_byte_size"].set_int64_param(8);
+  (*shm->mutable_parameters())["shared_memory_offset"].set_int64_param(16);
   add_input(m, "B", "INT32", {2});
   *m.add_raw_input_contents() = raw_int32({1, 2});
   *m.add_raw_input_contents() = raw_int32({3, 4});
@@ -52,7 +55,76 @@ TEST(decode_infer_request, raw_contents_follow_input_order_skipping_shared_memor
   EXPECT_EQ(int32_data(d->request.inputs[0]), (std::vector<int32_t>{1, 2}));
   EXPECT_TRUE(d->request.inputs[1].data.empty());
   EXPECT_EQ(int32_data(d->request.inputs[2]), (std::vector<int32_t>{3, 4}));
-  EXPECT_EQ(d->shared_memory_inputs, (std::vector<size_t>{1}));
+  ASSERT_EQ(d->shared_memory_inputs.size(), 1u);
+  EXPECT_EQ(d->shared_memory_inputs[0].first, 1u);
+  EXPECT_EQ(d->shared_memory_inputs[0].second.region, "r");
+  EXPECT_EQ(d->shared_memory_inputs[0].second.offset, 16u);
+  EXPECT_EQ(d->shared_memory_inputs[0].second.byte_size, 8u);
+}
+
+TEST(decode_infer_request, outputs_carry_shared_memory_and_classification) {
+  inference::ModelInferRequest m;
+  auto* a = m.add_outputs();
+  a->set_name("A");
+  (*a->mutable_parameters())["shared_memory_region"].set_string_param("out");
+  (*a->mutable_parameters())["shared_memory_byte_size"].set_int64_param(64);
+  auto* b = m.add_outputs();
+  b->set_name("B");
+  (*b->mutable_parameters())["classification"].set_int64_param(3);
+  m.add_outputs()->set_name("C");
+  auto d = decode_infer_request(m, -1);
+  ASSERT_TRUE(d) << d.error().to_string();
+  ASSERT_EQ(d->outputs.size(), 3u);
+  ASSERT_TRUE(d->outputs[0].shared_memory);
+  EXPECT_EQ(d->outputs[0].shared_memory->region, "out");
+  EXPECT_EQ(d->outputs[0].shared_memory->offset, 0u);
+  EXPECT_EQ(d->outputs[0].shared_memory->byte_size, 64u);
+  EXPECT_EQ(d->outputs[1].classification, 3u);
+  EXPECT_FALSE(d->outputs[2].shared_memory);
+  EXPECT_EQ(d->request.requested_outputs, (std::vector<std::string>{"A", "B", "C"}));
+}
+
+TEST(decode_infer_request, bad_tensor_parameters_are_invalid) {
+  auto error_of = [](const std::function<void(inference::ModelInferRequest&)>& build) {
+    inference::ModelInferRequest m;
+    build(m);
+    auto d = decode_infer_request(m, -1);
+    EXPECT_FALSE(d);
+    return d ? std::string{} : d.error().message();
+  };
+  EXPECT_EQ(error_of([](auto& m) {
+              auto* in = add_input(m, "S", "INT32", {2});
+              (*in->mutable_parameters())["shared_memory_region"].set_string_param("r");
+            }),
+            "input 'S': 'shared_memory_byte_size' is missing, required when "
+            "'shared_memory_region' is specified");
+  EXPECT_EQ(error_of([](auto& m) {
+              auto* in = add_input(m, "S", "INT32", {2});
+              (*in->mutable_parameters())["shared_memory_region"].set_int64_param(1);
+            }),
+            "input 'S': invalid value type for 'shared_memory_region' parameter, expected "
+            "string_param");
+  EXPECT_EQ(error_of([](auto& m) {
+              auto* in = add_input(m, "S", "INT32", {2});
+              (*in->mutable_parameters())["shared_memory_region"].set_string_param("r");
+              (*in->mutable_parameters())["shared_memory_byte_size"].set_string_param("8");
+            }),
+            "input 'S': invalid value type for 'shared_memory_byte_size' parameter, expected "
+            "int64_param");
+  EXPECT_EQ(error_of([](auto& m) {
+              auto* o = m.add_outputs();
+              o->set_name("O");
+              (*o->mutable_parameters())["classification"].set_int64_param(0);
+            }),
+            "output 'O': invalid value for 'classification' parameter, expected a value > 0");
+  EXPECT_EQ(error_of([](auto& m) {
+              auto* o = m.add_outputs();
+              o->set_name("O");
+              (*o->mutable_parameters())["classification"].set_int64_param(2);
+              (*o->mutable_parameters())["shared_memory_region"].set_string_param("r");
+              (*o->mutable_parameters())["shared_memory_byte_size"].set_int64_param(8);
+            }),
+            "output 'O' can't set both 'shared_memory_region' and 'classification'");
 }
 
 TEST(decode_infer_request, typed_contents_are_packed) {

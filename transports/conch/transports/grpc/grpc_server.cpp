@@ -6,6 +6,9 @@
 #include <grpcpp/security/server_credentials.h>
 #include <grpcpp/server_builder.h>
 
+#include "conch/transports/forwarding/header_forwarding.hpp"
+#include "conch/transports/grpc/infer_call_settings.hpp"
+
 namespace conch::transports::grpc {
 
 namespace {
@@ -13,6 +16,26 @@ namespace {
 std::string listen_address(const server_options& o) {
   auto host = o.address.find(':') != std::string::npos ? "[" + o.address + "]" : o.address;
   return host + ":" + std::to_string(o.port);
+}
+
+// What every inference call applies; nullptr when it is nothing.
+runtime::result<std::shared_ptr<const infer_call_settings>>
+make_infer_call_settings(const server_options& o) {
+  if (o.infer_compression_level < GRPC_COMPRESS_LEVEL_NONE
+      || o.infer_compression_level > GRPC_COMPRESS_LEVEL_HIGH)
+    return runtime::invalid_argument(
+      "infer_compression_level must be 0 (NONE), 1 (LOW), 2 (MED) or 3 (HIGH), got "
+      + std::to_string(o.infer_compression_level));
+  auto pattern
+    = forwarding::compile_forward_pattern(o.forward_header_pattern, "forward_header_pattern");
+  if (!pattern)
+    return pattern.error();
+  if (o.infer_compression_level == GRPC_COMPRESS_LEVEL_NONE && !pattern->has_value())
+    return std::shared_ptr<const infer_call_settings>{};
+  auto settings = std::make_shared<infer_call_settings>();
+  settings->compression = static_cast<grpc_compression_level>(o.infer_compression_level);
+  settings->forward_pattern = std::move(*pattern);
+  return std::shared_ptr<const infer_call_settings>{std::move(settings)};
 }
 
 } // namespace
@@ -38,10 +61,22 @@ grpc_server::~grpc_server() {
 }
 
 runtime::status grpc_server::start() {
+  auto credentials = server_credentials(options_.tls);
+  if (!credentials)
+    return credentials.error();
+  auto settings = make_infer_call_settings(options_);
+  if (!settings)
+    return settings.error();
+  inference_.set_infer_call_settings(std::move(*settings));
+  auto limits = call_limits::make(options_.restricted_features, options_.max_inflight);
+  if (!limits)
+    return limits.error();
+  inference_.set_call_limits(std::make_shared<const call_limits>(std::move(*limits)));
   ::grpc::ServerBuilder builder;
   int selected = 0;
   auto address = listen_address(options_);
-  builder.AddListeningPort(address, ::grpc::InsecureServerCredentials(), &selected);
+  builder.AddListeningPort(address, std::move(*credentials), &selected);
+  add_keepalive_arguments(options_.keepalive, builder);
   // gRPC allows SO_REUSEPORT by default, which would let a second server
   // share a port in use instead of failing: set it explicitly.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, options_.reuse_port ? 1 : 0);
@@ -51,7 +86,11 @@ runtime::status grpc_server::start() {
   builder.RegisterService(&health_);
   auto server = builder.BuildAndStart();
   if (!server || selected == 0)
-    return runtime::unavailable("failed to start the gRPC server: cannot listen on " + address);
+    return runtime::unavailable(
+      "failed to start the gRPC server: cannot listen on " + address
+      + (options_.tls.use_ssl ? " with TLS (is the address free, and are server_cert and "
+                                "server_key a certificate and its key?)"
+                              : ""));
   server_ = std::move(server);
   port_ = static_cast<uint16_t>(selected);
   return runtime::status::ok();

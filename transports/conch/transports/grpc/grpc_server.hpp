@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <grpcpp/server.h>
 
@@ -14,6 +15,9 @@
 #include "conch/transports/grpc/health_service.hpp"
 #include "conch/transports/grpc/inference_service.hpp"
 #include "conch/transports/grpc/inflight_calls.hpp"
+#include "conch/transports/grpc/keepalive.hpp"
+#include "conch/transports/protocol/restrictions.hpp"
+#include "conch/transports/grpc/tls_credentials.hpp"
 
 namespace conch::transports::grpc {
 
@@ -25,6 +29,24 @@ struct server_options {
   uint16_t port = 8001;
   /// SO_REUSEPORT on the listening socket.
   bool reuse_port = false;
+  /// TLS (and mutual TLS) of the listening port; plaintext by default.
+  tls_options tls;
+  /// Keepalive, HTTP/2 ping and connection age channel arguments.
+  keepalive_options keepalive;
+  /// The compression level of inference responses (ModelInfer and
+  /// ModelStreamInfer): 0 none, 1 low, 2 medium, 3 high.
+  int infer_compression_level = 0;
+  /// An ECMAScript regular expression, matched without regard to case:
+  /// request metadata whose keys it finds a match in become string
+  /// parameters of inference requests. Empty: none.
+  std::string forward_header_pattern;
+  /// Protocol groups behind required metadata: a call to a feature of a
+  /// group without metadata `triton-grpc-protocol-<key>: <value>` gets
+  /// UNAVAILABLE.
+  std::vector<protocol::feature_group> restricted_features;
+  /// Requests waiting on the server (inference, repository calls) at most
+  /// in flight; beyond it they get UNAVAILABLE at once. 0: no limit.
+  int64_t max_inflight = 0;
 };
 
 /// The KServe gRPC server: owns the grpc::Server with the inference and
@@ -40,7 +62,9 @@ class grpc_server {
   ~grpc_server();
 
   /// Binds the port and starts serving; UNAVAILABLE when the address cannot
-  /// be bound (a port in use).
+  /// be bound (a port in use); INVALID_ARG for a TLS file that cannot be
+  /// read, a compression level out of range, a bad forward pattern or a
+  /// malformed restricted group.
   runtime::status start();
 
   /// Admits no more inference calls, lets those in flight finish, shuts the

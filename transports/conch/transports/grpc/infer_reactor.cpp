@@ -3,10 +3,9 @@
 #include <atomic>
 #include <mutex>
 
-#include "conch/transports/grpc/decode_infer_request.hpp"
 #include "conch/transports/grpc/encode_infer_response.hpp"
 #include "conch/transports/grpc/grpc_status.hpp"
-#include "conch/transports/grpc/model_version.hpp"
+#include "conch/transports/grpc/prepare_infer.hpp"
 
 namespace conch::transports::grpc {
 
@@ -21,12 +20,17 @@ struct infer_call {
   std::mutex mutex;
   cancel_fn cancel;  // guarded by mutex
   bool has_output = false;
+  /// How the outputs go back; set before the request is submitted.
+  response_encoding encoding;
+  /// Counts the call against max_inflight until it finishes.
+  protocol::admission::ticket admitted;
 
   // Finishes the call once; later calls do nothing.
   void finish(const runtime::status& st) {
     if (finished.exchange(true))
       return;
     calls->release(ticket);
+    admitted.reset();
     {
       // The cancel function may hold the server's callback, which holds
       // this call: drop it to break the cycle.
@@ -45,7 +49,7 @@ struct infer_call {
     }
     if (!r.outputs.empty() || !has_output) {
       response->Clear();
-      auto st = encode_infer_response(r, *response);
+      auto st = encode_infer_response(r, encoding, *response);
       if (!st.is_ok()) {
         finish(st);
         return;
@@ -57,34 +61,8 @@ struct infer_call {
   }
 };
 
-namespace {
-
-// Checks what the request needs before it can go to the server.
-runtime::result<decoded_infer> prepare(gateway& server, const inference::ModelInferRequest& req) {
-  auto version = parse_model_version(req.model_version());
-  if (!version)
-    return version.error();
-  auto config = server.model_config(req.model_name(), *version);
-  if (!config)
-    return config.error();
-  if ((*config)->model_transaction_policy().decoupled())
-    return runtime::unsupported(
-      "ModelInfer RPC doesn't support models with decoupled transaction policy");
-  // The request message is this call's own and gRPC reads it no more, so
-  // its raw contents may move into the request's tensors.
-  auto& message = const_cast<inference::ModelInferRequest&>(req);
-  auto decoded = decode_infer_request(message, *version);
-  if (!decoded)
-    return decoded.error();
-  if (!decoded->shared_memory_inputs.empty() || decoded->special_outputs)
-    return runtime::unsupported("shared memory and classification are not supported by the "
-                                "gRPC frontend yet");
-  return decoded;
-}
-
-} // namespace
-
 infer_reactor* infer_reactor::start(gateway& server, std::shared_ptr<inflight_calls> calls,
+                                    const call_limits& limits,
                                     const inference::ModelInferRequest& request,
                                     inference::ModelInferResponse& response) {
   auto* self = new infer_reactor;
@@ -100,12 +78,22 @@ infer_reactor* infer_reactor::start(gateway& server, std::shared_ptr<inflight_ca
     return self;
   }
   call->ticket = *ticket;
-  auto decoded = prepare(server, request);
-  if (!decoded) {
-    call->finish(decoded.error());
+  auto admitted = limits.admit();
+  if (!admitted) {
+    call->finish(admitted.error());
     return self;
   }
-  auto cancel = server.infer(std::move(decoded->request),
+  call->admitted = std::move(*admitted);
+  // The request message is this call's own and gRPC reads it no more, so
+  // its raw contents may move into the request's tensors.
+  auto prepared
+    = prepare_infer(server, const_cast<inference::ModelInferRequest&>(request), false);
+  if (!prepared) {
+    call->finish(prepared.error());
+    return self;
+  }
+  call->encoding = std::move(prepared->encoding);
+  auto cancel = server.infer(std::move(prepared->request),
                              [call](runtime::inference_response&& r) {
                                call->on_response(std::move(r));
                              });

@@ -5,6 +5,7 @@
 #include <grpcpp/support/server_callback.h>
 
 #include "conch/transports/gateway.hpp"
+#include "conch/transports/grpc/call_limits.hpp"
 #include "conch/transports/grpc/inflight_calls.hpp"
 #include "grpc_service.pb.h"
 
@@ -18,9 +19,12 @@ struct infer_call;
 /// client that goes away cancels the request. Deletes itself in OnDone.
 class infer_reactor final : public ::grpc::ServerUnaryReactor {
  public:
-  /// Starts a call. `request` and `response` belong to gRPC and stay valid
-  /// until the reactor finished; the request's raw contents are moved out.
+  /// Starts a call; beyond the max_inflight of `limits` it finishes at once
+  /// with UNAVAILABLE. `request` and `response` belong to gRPC and stay
+  /// valid until the reactor finished; the request's raw contents are moved
+  /// out.
   static infer_reactor* start(gateway& server, std::shared_ptr<inflight_calls> calls,
+                              const call_limits& limits,
                               const inference::ModelInferRequest& request,
                               inference::ModelInferResponse& response);
 

@@ -8,32 +8,40 @@
 
 namespace conch::transports::grpc {
 
-namespace {
+using protocol::feature;
+using reactor = inference_service::reactor;
 
-using reactor = ::grpc::ServerUnaryReactor;
-
-reactor* finish(::grpc::CallbackServerContext* ctx, const runtime::status& st) {
+reactor* inference_service::finish(context* ctx, const runtime::status& st) {
   auto* r = ctx->DefaultReactor();
   r->Finish(to_grpc_status(st));
   return r;
 }
 
-} // namespace
+reactor* inference_service::refused(context* ctx, feature f) const {
+  auto st = limits_->check(*ctx, f);
+  return st.is_ok() ? nullptr : finish(ctx, st);
+}
 
 reactor* inference_service::ServerLive(context* ctx, const inference::ServerLiveRequest*,
                                        inference::ServerLiveResponse* res) {
+  if (auto* r = refused(ctx, feature::health))
+    return r;
   res->set_live(server_->live());
   return finish(ctx, runtime::status::ok());
 }
 
 reactor* inference_service::ServerReady(context* ctx, const inference::ServerReadyRequest*,
                                         inference::ServerReadyResponse* res) {
+  if (auto* r = refused(ctx, feature::health))
+    return r;
   res->set_ready(server_->ready());
   return finish(ctx, runtime::status::ok());
 }
 
 reactor* inference_service::ModelReady(context* ctx, const inference::ModelReadyRequest* req,
                                        inference::ModelReadyResponse* res) {
+  if (auto* r = refused(ctx, feature::health))
+    return r;
   auto version = parse_model_version(req->version());
   if (!version)
     return finish(ctx, version.error());
@@ -47,12 +55,16 @@ reactor* inference_service::ModelReady(context* ctx, const inference::ModelReady
 
 reactor* inference_service::ServerMetadata(context* ctx, const inference::ServerMetadataRequest*,
                                            inference::ServerMetadataResponse* res) {
+  if (auto* r = refused(ctx, feature::metadata))
+    return r;
   encode_server_metadata(server_->server_metadata(), *res);
   return finish(ctx, runtime::status::ok());
 }
 
 reactor* inference_service::ModelMetadata(context* ctx, const inference::ModelMetadataRequest* req,
                                           inference::ModelMetadataResponse* res) {
+  if (auto* r = refused(ctx, feature::metadata))
+    return r;
   auto version = parse_model_version(req->version());
   if (!version)
     return finish(ctx, version.error());
@@ -65,6 +77,8 @@ reactor* inference_service::ModelMetadata(context* ctx, const inference::ModelMe
 
 reactor* inference_service::ModelConfig(context* ctx, const inference::ModelConfigRequest* req,
                                         inference::ModelConfigResponse* res) {
+  if (auto* r = refused(ctx, feature::model_config))
+    return r;
   auto version = parse_model_version(req->version());
   if (!version)
     return finish(ctx, version.error());
@@ -78,6 +92,8 @@ reactor* inference_service::ModelConfig(context* ctx, const inference::ModelConf
 reactor* inference_service::ModelStatistics(context* ctx,
                                             const inference::ModelStatisticsRequest* req,
                                             inference::ModelStatisticsResponse* res) {
+  if (auto* r = refused(ctx, feature::statistics))
+    return r;
   auto version = parse_model_version(req->version());
   if (!version)
     return finish(ctx, version.error());
@@ -89,14 +105,24 @@ reactor* inference_service::ModelStatistics(context* ctx,
   return finish(ctx, runtime::status::ok());
 }
 
-reactor* inference_service::ModelInfer(context*, const inference::ModelInferRequest* req,
+reactor* inference_service::ModelInfer(context* ctx, const inference::ModelInferRequest* req,
                                        inference::ModelInferResponse* res) {
-  return infer_reactor::start(*server_, calls_, *req, *res);
+  if (auto* r = refused(ctx, feature::inference))
+    return r;
+  if (auto st = begin_infer_call(infer_settings_.get(), *ctx, *req); !st.is_ok())
+    return finish(ctx, st);
+  return infer_reactor::start(*server_, calls_, *limits_, *req, *res);
 }
 
 ::grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>*
 inference_service::ModelStreamInfer(context* ctx) {
-  return stream_reactor::start(ctx, server_, calls_);
+  if (auto st = limits_->check(*ctx, feature::inference); !st.is_ok())
+    return stream_reactor::refuse(st);
+  stream_settings settings;
+  if (infer_settings_)
+    settings.forwarded = infer_settings_->begin(*ctx);
+  settings.limits = limits_;
+  return stream_reactor::start(ctx, server_, calls_, std::move(settings));
 }
 
 } // namespace conch::transports::grpc

@@ -7,9 +7,11 @@ bool completion_queue::push(completion c) {
   if (closed_)
     return false;
   pending_.push_back(std::move(c));
+  ready_.store(true, std::memory_order_release);
   // Under the lock, so that close() cannot slip in between and let the loop
-  // close the handle before this send.
-  uv_async_send(wake_);
+  // close the handle before this send, nor set_polled(false) miss the push.
+  if (!polled_)
+    uv_async_send(wake_);
   return true;
 }
 
@@ -26,9 +28,16 @@ completion_queue::batch completion_queue::take() {
   batch out;
   std::lock_guard<std::mutex> guard{mutex_};
   out.completions.swap(pending_);
+  ready_.store(false, std::memory_order_relaxed);
   out.command = command_;
   command_ = loop_command::none;
   return out;
+}
+
+bool completion_queue::set_polled(bool polled) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  polled_ = polled;
+  return !pending_.empty();
 }
 
 void completion_queue::close() {
@@ -36,6 +45,7 @@ void completion_queue::close() {
   std::lock_guard<std::mutex> guard{mutex_};
   closed_ = true;
   dropped.swap(pending_);
+  ready_.store(false, std::memory_order_relaxed);
 }
 
 } // namespace conch::transports::http

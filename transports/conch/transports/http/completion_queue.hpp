@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <mutex>
 #include <vector>
 
@@ -21,9 +22,10 @@ enum class loop_command : uint8_t {
 
 /// The many-producer, one-consumer queue into a loop: completions from
 /// responders and commands from the server. Producers on any thread push and
-/// wake the loop with `uv_async_send` (the one thread-safe libuv call); the
-/// loop takes the whole batch at once. After `close()` pushes are dropped, so
-/// a responder that outlives its loop does no harm.
+/// wake the loop with `uv_async_send` (the one thread-safe libuv call), unless
+/// the loop polls the queue (`set_polled`); the loop takes the whole batch at
+/// once. After `close()` pushes are dropped, so a responder that outlives its
+/// loop does no harm.
 class completion_queue {
  public:
   /// The batch the loop takes in one wake-up.
@@ -44,6 +46,15 @@ class completion_queue {
   /// Takes everything queued. Runs on the loop thread.
   batch take();
 
+  /// True when something is queued; a cheap check for a polling loop.
+  /// Runs on the loop thread.
+  bool ready() const noexcept { return ready_.load(std::memory_order_acquire); }
+
+  /// While polled, pushes do not wake the loop, which looks for them itself.
+  /// Returns `ready()` as of the switch, so that a loop that stops polling
+  /// misses nothing. Runs on the loop thread.
+  bool set_polled(bool polled);
+
   /// Drops every later push. Runs on the loop thread, before `wake` closes.
   void close();
 
@@ -53,6 +64,8 @@ class completion_queue {
   std::vector<completion> pending_;    // guarded by mutex_
   loop_command command_ = loop_command::none;  // guarded by mutex_
   bool closed_ = false;                // guarded by mutex_
+  bool polled_ = false;                // guarded by mutex_
+  std::atomic<bool> ready_{false};     // written under mutex_
 };
 
 } // namespace conch::transports::http

@@ -2,13 +2,29 @@
 
 #include <vector>
 
+#include <sched.h>
+
 #include "conch/transports/http/connection.hpp"
 #include "conch/transports/http/listener.hpp"
 
 namespace conch::transports::http {
 
-loop::loop(const server_options& options, std::shared_ptr<handler> h)
-  : options_(options), handler_(std::move(h)) {}
+namespace {
+
+// How long the loop polls for answers, after its last dispatch or answer,
+// before it sleeps until a responder wakes it.
+constexpr uint64_t poll_budget_ns = 50'000;
+
+bool is_final(completion_kind kind) noexcept {
+  return kind == completion_kind::respond || kind == completion_kind::stream_end
+         || kind == completion_kind::abandon;
+}
+
+} // namespace
+
+loop::loop(const server_options& options, std::shared_ptr<handler> h,
+           std::shared_ptr<std::atomic<bool>> poll_token)
+  : options_(options), handler_(std::move(h)), poll_token_(std::move(poll_token)) {}
 
 loop::~loop() = default;
 
@@ -21,6 +37,9 @@ runtime::status loop::init_loop() {
                                    + uv_strerror(rc));
   wake_.data = this;
   wake_open_ = true;
+  uv_idle_init(&uv_, &poll_);
+  poll_.data = this;
+  poll_open_ = true;
   queue_ = std::make_shared<completion_queue>(&wake_);
   return runtime::status::ok();
 }
@@ -54,6 +73,9 @@ void loop::dispose() {
   if (wake_open_)
     uv_close(reinterpret_cast<uv_handle_t*>(&wake_), nullptr);
   wake_open_ = false;
+  if (poll_open_)
+    uv_close(reinterpret_cast<uv_handle_t*>(&poll_), nullptr);
+  poll_open_ = false;
   uv_run(&uv_, UV_RUN_DEFAULT);
   uv_loop_close(&uv_);
   loop_open_ = false;
@@ -68,10 +90,12 @@ void loop::run() {
 void loop::dispatch(request_ptr req, uint64_t connection_id, uint64_t sequence) {
   // A throwing handler destroys the responder while unwinding, which answers
   // 500; the exception itself stops here, where it entered.
+  ++in_flight_;
   try {
     handler_->handle(std::move(req), responder{queue_, connection_id, sequence});
   } catch (...) {
   }
+  start_polling();
 }
 
 void loop::on_connection_closed(uint64_t id) {
@@ -80,17 +104,59 @@ void loop::on_connection_closed(uint64_t id) {
 }
 
 void loop::on_wake(uv_async_t* wake) {
-  auto& self = *static_cast<loop*>(wake->data);
-  auto batch = self.queue_->take();
+  static_cast<loop*>(wake->data)->take_completions();
+}
+
+void loop::take_completions() {
+  auto batch = queue_->take();
   // The command first: a stop asked before an answer was sent must shape
   // that answer (Connection: close).
   if (batch.command != loop_command::none)
-    self.apply(batch.command);
+    apply(batch.command);
   for (auto& c : batch.completions) {
-    auto it = self.connections_.find(c.connection_id);
-    if (it != self.connections_.end())
+    if (is_final(c.kind) && in_flight_ > 0)
+      --in_flight_;
+    auto it = connections_.find(c.connection_id);
+    if (it != connections_.end())
       it->second->complete(std::move(c));
   }
+}
+
+void loop::start_polling() {
+  if (in_flight_ == 0 || !poll_open_)
+    return;
+  poll_until_ns_ = uv_hrtime() + poll_budget_ns;
+  if (polling_ || poll_token_->exchange(true, std::memory_order_acquire))
+    return;
+  polling_ = true;
+  queue_->set_polled(true);
+  // An active idle handle makes every loop iteration poll for I/O without
+  // blocking, and run on_poll.
+  uv_idle_start(&poll_, &on_poll);
+}
+
+void loop::stop_polling() {
+  if (!polling_)
+    return;
+  polling_ = false;
+  uv_idle_stop(&poll_);
+  poll_token_->store(false, std::memory_order_release);
+  if (queue_->set_polled(false))
+    take_completions();
+}
+
+void loop::on_poll(uv_idle_t* poll) {
+  auto& self = *static_cast<loop*>(poll->data);
+  if (self.queue_->ready()) {
+    self.take_completions();
+    self.poll_until_ns_ = uv_hrtime() + poll_budget_ns;
+  } else {
+    // Let a thread that has work run first: on a small machine it is
+    // likely the one this loop waits for.
+    sched_yield();
+  }
+  if (self.in_flight_ == 0 || uv_hrtime() >= self.poll_until_ns_)
+    self.stop_polling();
 }
 
 void loop::on_connection(uv_stream_t* server, int status) {
@@ -137,9 +203,14 @@ void loop::finish_if_done() {
   if (mode_ == mode::running || !connections_.empty() || !wake_open_)
     return;
   // Closing the last handles makes uv_run return.
+  stop_polling();
+  if (!wake_open_)
+    return;  // a command among the completions just taken finished already
   queue_->close();
   wake_open_ = false;
   uv_close(reinterpret_cast<uv_handle_t*>(&wake_), nullptr);
+  poll_open_ = false;
+  uv_close(reinterpret_cast<uv_handle_t*>(&poll_), nullptr);
 }
 
 } // namespace conch::transports::http

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
@@ -20,9 +21,19 @@ class connection;
 /// connections it accepted, and the completion queue responders post to.
 /// Set up on the starting thread (`open`), then run on its own thread
 /// (`run`); after that only `command` may be called from other threads.
+///
+/// While requests it dispatched are unanswered, the loop polls its
+/// completion queue for a short while instead of sleeping until a responder
+/// wakes it: a small request is answered within microseconds, and a wake-up
+/// through the kernel would cost as much again. Only one loop of a server
+/// polls at a time (the holder of the shared poll token), and a poll that
+/// finds nothing yields the processor, so polling never starves the threads
+/// that produce the answers.
 class loop {
  public:
-  loop(const server_options& options, std::shared_ptr<handler> h);
+  /// A loop whose handler is `h`; the loops of one server share `poll_token`.
+  loop(const server_options& options, std::shared_ptr<handler> h,
+       std::shared_ptr<std::atomic<bool>> poll_token);
   loop(const loop&) = delete;
   loop& operator=(const loop&) = delete;
   ~loop();
@@ -68,7 +79,12 @@ class loop {
   enum class mode : uint8_t { running, draining, aborting };
 
   static void on_wake(uv_async_t* wake);
+  static void on_poll(uv_idle_t* poll);
   static void on_connection(uv_stream_t* server, int status);
+
+  void take_completions();
+  void start_polling();
+  void stop_polling();
 
   runtime::status init_loop();
   void apply(loop_command c);
@@ -77,16 +93,22 @@ class loop {
 
   server_options options_;
   std::shared_ptr<handler> handler_;
+  std::shared_ptr<std::atomic<bool>> poll_token_;  // true while a loop polls
   uv_loop_t uv_;
   uv_async_t wake_;
+  uv_idle_t poll_;
   uv_tcp_t listener_;
   std::shared_ptr<completion_queue> queue_;
   std::unordered_map<uint64_t, std::unique_ptr<connection>> connections_;
   uint64_t next_connection_id_ = 1;
+  uint64_t in_flight_ = 0;        // dispatched requests not finally answered
+  uint64_t poll_until_ns_ = 0;    // uv_hrtime() at which polling gives up
   mode mode_ = mode::running;
   bool loop_open_ = false;
   bool listener_open_ = false;
   bool wake_open_ = false;
+  bool poll_open_ = false;
+  bool polling_ = false;
   std::array<char, 64 * 1024> read_buffer_;
 };
 

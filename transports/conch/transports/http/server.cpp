@@ -51,8 +51,9 @@ runtime::status server::open_loops(std::vector<std::shared_ptr<loop>>& loops) {
   auto addr = resolve_address(options_.address, options_.port);
   if (!addr)
     return addr.error();
+  auto poll_token = std::make_shared<std::atomic<bool>>(false);
   for (int i = 0; i < options_.thread_count; ++i) {
-    auto l = std::make_shared<loop>(options_, handler_);
+    auto l = std::make_shared<loop>(options_, handler_, poll_token);
     loops.push_back(l);
     runtime::status st;
     if (i > 0 && !options_.reuse_port) {

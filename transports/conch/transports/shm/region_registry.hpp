@@ -13,8 +13,8 @@
 
 namespace conch::transports::shm {
 
-/// The shared-memory regions clients registered with a frontend, by name
-/// (spec §1.16). Requests resolve their shared-memory tensors through it to
+/// The shared-memory regions clients registered with a server, by name
+/// (spec §1.16); one registry serves all the server's frontends. Requests resolve their shared-memory tensors through it to
 /// buffers that alias the mapped bytes and keep the mapping alive, so a
 /// region unregistered while in use is unmapped once the last request using
 /// it is done. Thread-safe: lookups share a lock, changes take it alone,

@@ -4,6 +4,7 @@
 
 #include "conch/runtime/parameter.hpp"
 #include "conch/runtime/status.hpp"
+#include "conch/transports/forwarding/header_forwarding.hpp"
 #include "conch/transports/http/header_map.hpp"
 
 namespace conch::transports::http::kserve {
@@ -15,6 +16,6 @@ runtime::status forward_headers(const header_map& headers, const std::regex& pat
                                 runtime::parameter_list& out);
 
 /// True for the request parameter names the protocol reserves (spec §0.4).
-bool reserved_parameter(std::string_view name) noexcept;
+using forwarding::reserved_parameter;
 
 } // namespace conch::transports::http::kserve

@@ -41,9 +41,8 @@ runtime::result<std::shared_ptr<kserve_handler>>
 kserve_handler::make(kserve_handler_options options) {
   if (!options.server)
     return runtime::invalid_argument("a KServe handler needs a server");
-  route_settings settings{std::move(options.server), std::nullopt,
-                          options.shared_memory ? std::move(options.shared_memory)
-                                                : std::make_shared<shm::region_registry>()};
+  auto shared_memory = options.server->shared_memory();
+  route_settings settings{std::move(options.server), std::nullopt, std::move(shared_memory)};
   if (!options.header_forward_pattern.empty()) {
     try {
       settings.header_forward_pattern.emplace(options.header_forward_pattern,

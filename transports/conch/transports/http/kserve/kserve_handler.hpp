@@ -25,9 +25,6 @@ struct kserve_handler_options {
   /// whose names it finds a match in become parameters of inference
   /// requests. Empty: none.
   std::string header_forward_pattern;
-  /// The shared-memory regions of the frontend, kept across restarts; a new,
-  /// empty registry when null.
-  std::shared_ptr<shm::region_registry> shared_memory;
   /// Endpoint groups behind a required header; none when empty.
   std::vector<feature_group> restricted_features;
 };

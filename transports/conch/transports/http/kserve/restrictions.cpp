@@ -2,55 +2,19 @@
 
 namespace conch::transports::http::kserve {
 
-namespace {
-
-constexpr std::array<std::pair<std::string_view, feature>, 9> feature_names{{
-  {"health", feature::health},
-  {"metadata", feature::metadata},
-  {"inference", feature::inference},
-  {"shared-memory", feature::shared_memory},
-  {"model-config", feature::model_config},
-  {"model-repository", feature::model_repository},
-  {"statistics", feature::statistics},
-  {"trace", feature::trace},
-  {"logging", feature::logging},
-}};
-
-} // namespace
-
-std::optional<feature> parse_feature(std::string_view name) noexcept {
-  for (const auto& [text, f] : feature_names)
-    if (text == name)
-      return f;
-  return std::nullopt;
-}
-
 runtime::result<restrictions> restrictions::make(const std::vector<feature_group>& groups) {
+  auto made = protocol::restrictions::make(groups);
+  if (!made)
+    return made.error();
   restrictions out;
-  for (const auto& g : groups) {
-    if (g.key.empty())
-      return runtime::invalid_argument("a restricted feature group needs a header name");
-    for (const auto& name : g.features) {
-      auto f = parse_feature(name);
-      if (!f)
-        return runtime::invalid_argument(
-          "unknown restricted feature '" + name
-          + "'; one of: health, metadata, inference, shared-memory, model-config, "
-            "model-repository, statistics, trace, logging");
-      auto& slot = out.required_[static_cast<size_t>(*f)];
-      if (slot)
-        return runtime::invalid_argument("feature '" + name
-                                         + "' is in more than one restricted group");
-      slot = requirement{g.key, g.value};
-    }
-  }
+  out.groups_ = std::move(*made);
   return out;
 }
 
 std::optional<std::string_view> restrictions::missing_header(feature f,
                                                              const header_map& headers) const {
-  const auto& r = required_[static_cast<size_t>(f)];
-  if (!r)
+  const auto* r = groups_.required(f);
+  if (r == nullptr)
     return std::nullopt;
   const auto* value = headers.find(r->key);
   if (value != nullptr && *value == r->value)

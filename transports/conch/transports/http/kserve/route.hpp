@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 
+#include "conch/transports/protocol/restrictions.hpp"
+
 namespace conch::transports::http::kserve {
 
 /// The endpoints of the KServe v2 HTTP protocol (spec §1.2).
@@ -31,17 +33,7 @@ enum class endpoint : uint8_t {
 
 /// The endpoint groups that restricted-feature options can put behind a
 /// header (spec §1.18); each endpoint belongs to exactly one.
-enum class feature : uint8_t {
-  health,
-  metadata,
-  inference,
-  shared_memory,
-  model_config,
-  model_repository,
-  statistics,
-  trace,
-  logging,
-};
+using protocol::feature;
 
 /// A request path matched to an endpoint, with the names it carries.
 struct route {

@@ -20,7 +20,7 @@ struct route_settings {
   /// Request headers whose names match become string request parameters of
   /// inference requests; none when empty.
   std::optional<std::regex> header_forward_pattern;
-  /// The shared-memory regions clients registered; never null.
+  /// The server's shared-memory regions (gateway::shared_memory); never null.
   std::shared_ptr<shm::region_registry> shared_memory;
 };
 

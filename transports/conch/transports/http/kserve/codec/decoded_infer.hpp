@@ -28,10 +28,6 @@ struct output_encoding {
   bool binary = false;
   /// Classification: the number of top classes to return; 0 for none.
   uint64_t classification = 0;
-  /// Class labels by index (the output's label_filename), for
-  /// classification; the codec never fills it: the caller may, from the
-  /// model configuration. Indices past its end get no label.
-  std::vector<std::string> labels;
   /// Set when the client asked for the output in shared memory.
   std::optional<shared_memory_ref> shared_memory;
 };

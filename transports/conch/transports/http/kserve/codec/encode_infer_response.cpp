@@ -3,7 +3,8 @@
 #include <variant>
 
 #include "conch/transports/http/kserve/codec/binary_extension.hpp"
-#include "conch/transports/http/kserve/codec/classification.hpp"
+#include "conch/runtime/output_labels.hpp"
+#include "conch/transports/classification/classify.hpp"
 #include "conch/transports/http/kserve/codec/encode_error.hpp"
 #include "conch/transports/http/kserve/codec/json_tensor_write.hpp"
 #include "conch/transports/http/owned_bytes.hpp"
@@ -75,13 +76,22 @@ status write_data(json_writer& w, const runtime::tensor& t, bool binary, binary_
   return status::ok();
 }
 
-status write_output(json_writer& w, const runtime::tensor& produced, const decoded_infer& how,
-                    binary_part& bin) {
+// The labels of output `name` in `r`; empty when it has none.
+const std::vector<std::string>& labels_of(const runtime::inference_response& r,
+                                          const std::string& name) {
+  static const std::vector<std::string> none;
+  const auto* labels = r.labels ? r.labels->find(name) : nullptr;
+  return labels != nullptr ? *labels : none;
+}
+
+status write_output(json_writer& w, const runtime::inference_response& r,
+                    const runtime::tensor& produced, const decoded_infer& how, binary_part& bin) {
   const auto* listed = how.listed_output(produced.name);
   const runtime::tensor* t = &produced;
   runtime::tensor classified;
   if (listed != nullptr && listed->classification > 0) {
-    auto c = classify(produced, listed->classification, how.model_batches, listed->labels);
+    auto c = classification::classify(produced, listed->classification, how.model_batches,
+                                      labels_of(r, produced.name));
     if (!c)
       return c.error();
     classified = std::move(*c);
@@ -115,7 +125,7 @@ status write_response(json_writer& w, const runtime::inference_response& r,
   w.Key("outputs");
   w.StartArray();
   for (const auto& o : r.outputs)
-    CONCH_RUNTIME_RETURN_IF_ERROR(write_output(w, o, how, bin));
+    CONCH_RUNTIME_RETURN_IF_ERROR(write_output(w, r, o, how, bin));
   w.EndArray();
   w.EndObject();
   return status::ok();

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "conch/runtime/output_labels.hpp"
+
 #include "conch/transports/http/kserve/codec/encode_error.hpp"
 #include "conch/transports/http/kserve/codec/test/codec_test_util.hpp"
 
@@ -145,7 +147,9 @@ TEST(encode_infer_response, classification_outputs_become_bytes) {
   decoded_infer how;
   how.model_batches = true;
   how.outputs = {listed("P", false, 2), listed("Q", true, 1)};
-  how.outputs[0].labels = {"zero", "one"};
+  auto labels = std::make_shared<runtime::output_labels>();
+  labels->add("P", {"zero", "one"});
+  r.labels = labels;
   auto answer = encode_infer_response(r, how);
   ASSERT_EQ(answer.status, 200);
   // Q is batched too: its first dimension, 3, is the batch; each entry has one class.

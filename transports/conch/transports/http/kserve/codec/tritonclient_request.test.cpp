@@ -3,8 +3,10 @@
 // inputs appended in input order; spec §5.1), decoded and answered, and the
 // answer read back the way that client reads it.
 #include <gtest/gtest.h>
+
 #include <rapidjson/document.h>
 
+#include "conch/runtime/output_labels.hpp"
 #include "conch/transports/http/kserve/codec/decode_infer_request.hpp"
 #include "conch/transports/http/kserve/codec/encode_infer_response.hpp"
 #include "conch/transports/http/kserve/codec/test/codec_test_util.hpp"
@@ -132,8 +134,10 @@ TEST(tritonclient_request, classification_request) {
   auto d = decode_infer_request(*test::make_request(json), "cls", -1);
   ASSERT_TRUE(d) << d.error().to_string();
   d->model_batches = true;
-  d->outputs[0].labels = {"a", "b", "c", "d"};
+  auto labels = std::make_shared<runtime::output_labels>();
+  labels->add("OUTPUT0", {"a", "b", "c", "d"});
   runtime::inference_response r;
+  r.labels = labels;
   r.model_name = "cls";
   r.model_version = 1;
   r.outputs = {d->request.inputs[0]};

@@ -1,22 +1,17 @@
 #include "conch/transports/http/kserve/json_reply.hpp"
 #include "conch/transports/http/kserve/routes/routes.hpp"
+#include "conch/transports/shm/cuda_regions.hpp"
 
 namespace conch::transports::http::kserve {
 
-// This server registers no CUDA regions (TODO(issue 4): CUDA IPC regions on
-// a CUDA build with a GPU). Status lists none, unregistering succeeds (as
-// perf_analyzer expects of any server), and registering is refused.
+// No CUDA regions: answered as every frontend answers (shm/cuda_regions.hpp).
 void serve_cuda_shared_memory(route_call&& call) {
   const auto& t = call.target;
   if (t.action == "status") {
-    if (t.region.empty())
-      call.res.send(json_reply("[]"));
-    else
-      call.res.send(error_reply(runtime::not_found(
-        "Unable to find cuda shared memory region: '" + t.region + "'")));
+    auto st = shm::cuda_status(t.region);
+    call.res.send(st.is_ok() ? json_reply("[]") : error_reply(st));
   } else if (t.action == "register") {
-    call.res.send(error_reply(runtime::invalid_argument(
-      "failed to register CUDA shared memory region: '" + t.region + "', GPUs not supported")));
+    call.res.send(error_reply(shm::register_cuda(t.region)));
   } else {
     call.res.send(empty_reply(200));
   }

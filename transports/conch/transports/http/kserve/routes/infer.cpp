@@ -25,7 +25,7 @@ struct pending_infer {
   std::weak_ptr<request> req;
   std::optional<runtime::inference_response> early;  // a non-final response
   // The shared-memory outputs' regions; null when there are none.
-  std::shared_ptr<shared_memory_outputs> shm_outputs;
+  std::shared_ptr<shm::output_regions> shm_outputs;
 
   void answer(response resp) {
     if (auto r = req.lock())
@@ -97,7 +97,7 @@ void serve_infer(route_call&& call) {
     call.res.send(codec::encode_error(decoded.error()));
     return;
   }
-  auto shm_outputs = shared_memory_outputs::resolve(*call.settings.shared_memory, *decoded);
+  auto shm_outputs = resolve_shared_memory_outputs(*call.settings.shared_memory, *decoded);
   if (!shm_outputs) {
     call.res.send(codec::encode_error(shm_outputs.error()));
     return;

@@ -1,0 +1,59 @@
+#include "conch/transports/grpc/prepare_infer.hpp"
+
+#include "conch/transports/grpc/decode_infer_request.hpp"
+#include "conch/transports/grpc/model_version.hpp"
+
+namespace conch::transports::grpc {
+
+namespace {
+
+// Resolves the shared-memory inputs and outputs of `decoded`.
+runtime::status resolve_shared_memory(const shm::region_registry& regions,
+                                      decoded_infer& decoded, response_encoding& how) {
+  for (const auto& [index, ref] : decoded.shared_memory_inputs)
+    CONCH_RUNTIME_RETURN_IF_ERROR(shm::resolve_input(regions, ref, decoded.request.inputs[index]));
+  shm::output_regions::targets wanted;
+  for (const auto& o : decoded.outputs)
+    if (o.shared_memory)
+      wanted.emplace_back(o.name, *o.shared_memory);
+  auto outputs = shm::output_regions::resolve(regions, wanted);
+  if (!outputs)
+    return outputs.error();
+  how.shared_memory = std::move(*outputs);
+  if (how.shared_memory)
+    decoded.request.allocator = how.shared_memory;
+  return runtime::status::ok();
+}
+
+} // namespace
+
+runtime::result<prepared_infer> prepare_infer(gateway& server,
+                                              inference::ModelInferRequest& message,
+                                              bool allow_decoupled) {
+  auto version = parse_model_version(message.model_version());
+  if (!version)
+    return version.error();
+  auto config = server.model_config(message.model_name(), *version);
+  if (!config)
+    return config.error();
+  prepared_infer out;
+  out.decoupled = (*config)->model_transaction_policy().decoupled();
+  if (out.decoupled && !allow_decoupled)
+    return runtime::unsupported(
+      "ModelInfer RPC doesn't support models with decoupled transaction policy");
+  auto decoded = decode_infer_request(message, *version);
+  if (!decoded)
+    return decoded.error();
+  out.encoding.model_batches = (*config)->max_batch_size() > 0;
+  for (const auto& o : decoded->outputs)
+    if (o.classification > 0)
+      out.encoding.classification.emplace_back(o.name, o.classification);
+  if (!decoded->shared_memory_inputs.empty() || !decoded->outputs.empty()) {
+    auto regions = server.shared_memory();
+    CONCH_RUNTIME_RETURN_IF_ERROR(resolve_shared_memory(*regions, *decoded, out.encoding));
+  }
+  out.request = std::move(decoded->request);
+  return out;
+}
+
+} // namespace conch::transports::grpc

@@ -1,0 +1,38 @@
+// The trace and logging RPCs of inference_service (spec §1.14, §1.15,
+// §2.1): the same answers as the HTTP frontend's, through the gateway.
+
+#include "conch/transports/grpc/inference_service.hpp"
+#include "conch/transports/grpc/log_settings_codec.hpp"
+#include "conch/transports/protocol/tracing.hpp"
+
+namespace conch::transports::grpc {
+
+using protocol::feature;
+using reactor = inference_service::reactor;
+
+reactor* inference_service::TraceSetting(context* ctx, const inference::TraceSettingRequest*,
+                                         inference::TraceSettingResponse*) {
+  if (auto* r = refused(ctx, feature::trace))
+    return r;
+  return finish(ctx, protocol::tracing_unsupported());
+}
+
+reactor* inference_service::LogSettings(context* ctx, const inference::LogSettingsRequest* req,
+                                        inference::LogSettingsResponse* res) {
+  if (auto* r = refused(ctx, feature::logging))
+    return r;
+  if (req->settings().empty()) {
+    encode_log_settings(server_->logging(), *res);
+    return finish(ctx, runtime::status::ok());
+  }
+  auto update = decode_log_settings(*req);
+  if (!update)
+    return finish(ctx, update.error());
+  auto settings = server_->update_logging(*update);
+  if (!settings)
+    return finish(ctx, settings.error());
+  encode_log_settings(*settings, *res);
+  return finish(ctx, runtime::status::ok());
+}
+
+} // namespace conch::transports::grpc

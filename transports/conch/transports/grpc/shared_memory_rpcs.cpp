@@ -1,0 +1,76 @@
+// The shared-memory RPCs of inference_service (spec §1.16, §2.1), over the
+// server's one registry of regions, which the HTTP frontend shares.
+
+#include "conch/transports/grpc/inference_service.hpp"
+#include "conch/transports/shm/cuda_regions.hpp"
+
+namespace conch::transports::grpc {
+
+using protocol::feature;
+using reactor = inference_service::reactor;
+
+reactor* inference_service::SystemSharedMemoryStatus(
+  context* ctx, const inference::SystemSharedMemoryStatusRequest* req,
+  inference::SystemSharedMemoryStatusResponse* res) {
+  if (auto* r = refused(ctx, feature::shared_memory))
+    return r;
+  auto regions = server_->shared_memory()->system_status(req->name());
+  if (!regions)
+    return finish(ctx, regions.error());
+  for (const auto& region : *regions) {
+    auto& status = (*res->mutable_regions())[region->name()];
+    status.set_name(region->name());
+    status.set_key(region->key());
+    status.set_offset(region->offset());
+    status.set_byte_size(region->byte_size());
+  }
+  return finish(ctx, runtime::status::ok());
+}
+
+reactor* inference_service::SystemSharedMemoryRegister(
+  context* ctx, const inference::SystemSharedMemoryRegisterRequest* req,
+  inference::SystemSharedMemoryRegisterResponse*) {
+  if (auto* r = refused(ctx, feature::shared_memory))
+    return r;
+  if (req->name().empty())
+    return finish(ctx, runtime::invalid_argument(
+                         "a shared memory region name is required to register"));
+  return finish(ctx, server_->shared_memory()->register_system(req->name(), req->key(),
+                                                               req->offset(), req->byte_size()));
+}
+
+reactor* inference_service::SystemSharedMemoryUnregister(
+  context* ctx, const inference::SystemSharedMemoryUnregisterRequest* req,
+  inference::SystemSharedMemoryUnregisterResponse*) {
+  if (auto* r = refused(ctx, feature::shared_memory))
+    return r;
+  server_->shared_memory()->unregister_system(req->name());
+  return finish(ctx, runtime::status::ok());
+}
+
+reactor* inference_service::CudaSharedMemoryStatus(
+  context* ctx, const inference::CudaSharedMemoryStatusRequest* req,
+  inference::CudaSharedMemoryStatusResponse*) {
+  if (auto* r = refused(ctx, feature::shared_memory))
+    return r;
+  return finish(ctx, shm::cuda_status(req->name()));
+}
+
+reactor* inference_service::CudaSharedMemoryRegister(
+  context* ctx, const inference::CudaSharedMemoryRegisterRequest* req,
+  inference::CudaSharedMemoryRegisterResponse*) {
+  if (auto* r = refused(ctx, feature::shared_memory))
+    return r;
+  return finish(ctx, shm::register_cuda(req->name()));
+}
+
+reactor* inference_service::CudaSharedMemoryUnregister(
+  context* ctx, const inference::CudaSharedMemoryUnregisterRequest*,
+  inference::CudaSharedMemoryUnregisterResponse*) {
+  if (auto* r = refused(ctx, feature::shared_memory))
+    return r;
+  // No CUDA region is ever registered, so there is nothing to remove.
+  return finish(ctx, runtime::status::ok());
+}
+
+} // namespace conch::transports::grpc

@@ -1,0 +1,172 @@
+#include "conch/transports/grpc/stream_call.hpp"
+
+#include <utility>
+
+#include "conch/transports/grpc/grpc_status.hpp"
+#include "conch/transports/grpc/prepare_infer.hpp"
+
+namespace conch::transports::grpc {
+
+namespace {
+
+runtime::status stopping() { return runtime::unavailable("the gRPC server is stopping"); }
+
+} // namespace
+
+void stream_call::step() {
+  if (finished)
+    return;
+  if (end_status) {
+    if (!writing)
+      finish(*end_status);
+    return;
+  }
+  while (!ordered.empty() && ordered.begin()->second) {
+    writes.push_back(std::move(ordered.begin()->second));
+    ordered.erase(ordered.begin());
+  }
+  if (!writing && !writes.empty()) {
+    writing = std::move(writes.front());
+    writes.pop_front();
+    reactor->StartWrite(writing.get());
+  }
+  if (!reading && !read_closed && !draining && outstanding < max_outstanding) {
+    reading = true;
+    reactor->StartRead(&request);
+  }
+  bool drained = outstanding == 0 && !writing && writes.empty();
+  if (read_closed && drained)
+    finish(::grpc::Status::OK);
+  else if (draining && drained)
+    finish(to_grpc_status(stopping()));
+}
+
+void stream_call::finish(const ::grpc::Status& st) {
+  finished = true;
+  writes.clear();
+  ordered.clear();
+  calls->release(ticket);
+  reactor->Finish(st);
+}
+
+std::vector<cancel_fn> stream_call::end(::grpc::Status st) {
+  std::vector<cancel_fn> cancels;
+  if (end_status || finished)
+    return cancels;
+  end_status = std::move(st);
+  // The entries stay until their final responses, so that a request being
+  // submitted now learns that it must be cancelled.
+  for (auto& [seq, p] : inflight)
+    if (p.cancel)
+      cancels.push_back(std::exchange(p.cancel, nullptr));
+  return cancels;
+}
+
+void stream_call::queue(const stream_request_info& info, stream_message_ptr m) {
+  if (!info.decoupled)
+    ordered[info.seq] = std::move(m);
+  else
+    writes.push_back(std::move(m));
+}
+
+void stream_call::on_response(const stream_request_info& info, runtime::inference_response&& r) {
+  bool was_final = r.final;
+  stream_message_ptr m;
+  if (!r.error.is_ok()) {
+    if (!grpc_error)
+      m = stream_error(info, r.error);
+  } else if (r.outputs.empty() && r.final && info.decoupled) {
+    if (info.empty_final)
+      m = stream_empty_final(info);
+  } else if (auto encoded = stream_response(info, r)) {
+    m = std::move(*encoded);
+  } else {
+    r.error = encoded.error();
+    r.final = true;
+    m = grpc_error ? nullptr : stream_error(info, r.error);
+  }
+  std::vector<cancel_fn> cancels;
+  pending done;  // let go of outside the mutex
+  {
+    std::lock_guard<std::mutex> guard{mutex};
+    auto i = inflight.find(info.seq);
+    if (i == inflight.end())
+      return;  // answered already: a response failed to encode
+    if (r.final) {
+      done = std::move(i->second);
+      inflight.erase(i);
+      --outstanding;
+      // A response that failed to encode ends its request early.
+      if (!was_final && done.cancel)
+        cancels.push_back(done.cancel);
+    }
+    if (!r.error.is_ok() && grpc_error) {
+      auto more = end(to_grpc_status(r.error));
+      cancels.insert(cancels.end(), more.begin(), more.end());
+    } else if (m) {
+      queue(info, std::move(m));
+    } else if (!info.decoupled) {
+      ordered.erase(info.seq);
+    }
+    step();
+  }
+  for (auto& c : cancels)
+    c();
+}
+
+void stream_call::submit(const std::shared_ptr<stream_call>& self) {
+  stream_request_info info;
+  info.id = request.id();
+  info.model_name = request.model_name();
+  info.model_version = request.model_version();
+  info.empty_final = empty_final_requested(request);
+  protocol::admission::ticket admitted;
+  auto prepared = [&]() -> runtime::result<prepared_infer> {
+    if (calls->stopping())
+      return stopping();
+    auto t = limits->admit();
+    if (!t)
+      return t.error();
+    admitted = std::move(*t);
+    CONCH_RUNTIME_RETURN_IF_ERROR(forwarded.apply(request));
+    return prepare_infer(*server, request, true);
+  }();
+  if (prepared) {
+    info.decoupled = prepared->decoupled;
+    info.encoding = std::move(prepared->encoding);
+  }
+  {
+    std::lock_guard<std::mutex> guard{mutex};
+    info.seq = next_seq++;
+    ++outstanding;
+    if (!info.decoupled)
+      ordered.emplace(info.seq, nullptr);
+    inflight.emplace(info.seq, pending{nullptr, std::move(admitted)});
+  }
+  if (!prepared) {
+    runtime::inference_response r;
+    r.error = prepared.error();
+    r.final = true;
+    on_response(info, std::move(r));
+    return;
+  }
+  auto cancel = server->infer(std::move(prepared->request),
+                              [self, info](runtime::inference_response&& r) {
+                                self->on_response(info, std::move(r));
+                              });
+  // A stream that ended while the request was being submitted cancels it.
+  bool cancel_now = false;
+  {
+    std::lock_guard<std::mutex> guard{mutex};
+    if (auto i = inflight.find(info.seq); i != inflight.end()) {
+      if (end_status)
+        cancel_now = true;
+      else
+        i->second.cancel = cancel;
+    }
+  }
+  if (cancel_now && cancel)
+    cancel();
+}
+
+} // namespace conch::transports::grpc

@@ -1,0 +1,93 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include <grpcpp/support/server_callback.h>
+
+#include "conch/runtime/inference_response.hpp"
+#include "conch/transports/gateway.hpp"
+#include "conch/transports/grpc/call_limits.hpp"
+#include "conch/transports/grpc/infer_call_settings.hpp"
+#include "conch/transports/grpc/inflight_calls.hpp"
+#include "conch/transports/grpc/stream_messages.hpp"
+
+namespace conch::transports::grpc {
+
+/// The reactor type of a ModelStreamInfer call.
+using stream_reactor_base
+  = ::grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>;
+
+/// The state of one ModelStreamInfer stream, which outlives its reactor: the
+/// server's callbacks may run after the reactor finished. gRPC operations
+/// are started under the mutex (gRPC never runs a reactor's callbacks
+/// inline); the server is called outside it, since it may answer at once.
+struct stream_call {
+  // -- set once at start -----------------------------------------------------
+  gateway_ptr server;
+  std::shared_ptr<inflight_calls> calls;
+  std::shared_ptr<const call_limits> limits;
+  stream_reactor_base* reactor = nullptr;
+  uint64_t ticket = 0;
+  size_t max_outstanding = 0;
+  bool grpc_error = false;
+  /// Metadata added to each request.
+  forwarded_headers forwarded;
+  /// The read buffer; touched only between StartRead and OnReadDone.
+  inference::ModelInferRequest request;
+
+  std::mutex mutex;
+
+  // -- guarded by mutex ------------------------------------------------------
+
+  /// A request submitted and not finally answered.
+  struct pending {
+    cancel_fn cancel;
+    protocol::admission::ticket admitted;
+  };
+
+  std::map<uint64_t, stream_message_ptr> ordered;  // non-decoupled, null until answered
+  std::deque<stream_message_ptr> writes;
+  stream_message_ptr writing;
+  std::unordered_map<uint64_t, pending> inflight;
+  size_t outstanding = 0;
+  uint64_t next_seq = 0;
+  bool reading = false;
+  bool read_closed = false;
+  bool finished = false;
+  bool draining = false;  // the server stops: answer what is in flight, then end
+  std::optional<::grpc::Status> end_status;
+
+  // -- called with the mutex held --------------------------------------------
+
+  /// Starts what may start now: the next write, the next read, the finish.
+  void step();
+
+  /// Finishes the call with `st`.
+  void finish(const ::grpc::Status& st);
+
+  /// Ends the stream with `st`; returns the cancels of its requests, to be
+  /// called outside the mutex.
+  std::vector<cancel_fn> end(::grpc::Status st);
+
+  // -- called without the mutex ----------------------------------------------
+
+  /// Takes the request just read: checks it, decodes it and submits it.
+  void submit(const std::shared_ptr<stream_call>& self);
+
+  /// Called by the server for each response of one request.
+  void on_response(const stream_request_info& info, runtime::inference_response&& r);
+
+ private:
+  // Queues a message of request `info` (with the mutex held).
+  void queue(const stream_request_info& info, stream_message_ptr m);
+};
+
+} // namespace conch::transports::grpc

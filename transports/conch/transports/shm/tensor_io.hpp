@@ -1,0 +1,59 @@
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "conch/runtime/inference_response.hpp"
+#include "conch/runtime/response_allocator.hpp"
+#include "conch/runtime/result.hpp"
+#include "conch/runtime/tensor.hpp"
+#include "conch/transports/shm/region_ref.hpp"
+#include "conch/transports/shm/region_registry.hpp"
+
+namespace conch::transports::shm {
+
+/// Gives input `t` the bytes `ref` names, aliased (no copy): they keep the
+/// region mapped while the request lives. NOT_FOUND for an unknown region;
+/// INVALID_ARG for a range outside it or a size that disagrees with the
+/// input's datatype and shape. Protocol-neutral; any thread.
+runtime::status resolve_input(const region_registry& registry, const region_ref& ref,
+                              runtime::tensor& t);
+
+/// The shared-memory outputs of one request: an allocator that places each
+/// of them straight into its region (other outputs go to host memory), and
+/// the step that makes sure a response's outputs are there. Holds the
+/// regions mapped until it goes. Thread-safe.
+class output_regions final : public runtime::response_allocator {
+ public:
+  /// (output name, where it goes) for each output the client placed in
+  /// shared memory.
+  using targets = std::vector<std::pair<std::string, region_ref>>;
+
+  /// The targets resolved now; null when `wanted` is empty. The errors of
+  /// region_registry::resolve.
+  static runtime::result<std::shared_ptr<output_regions>> resolve(const region_registry& registry,
+                                                                  const targets& wanted);
+
+  /// The target region of output `name` when it has one; host memory
+  /// otherwise. INVALID_ARG when the output needs more bytes than the
+  /// client's region holds.
+  runtime::result<runtime::buffer> allocate(const std::string& name, size_t size,
+                                            runtime::memory_type type,
+                                            int64_t device_id) override;
+
+  /// Copies each output of `r` that has a target and does not lie in it
+  /// already (a backend that did not use the allocator) into the target.
+  /// INVALID_ARG when one is larger than its region.
+  runtime::status deliver(const runtime::inference_response& r) const;
+
+  /// True when output `name` goes to a region.
+  bool contains(const std::string& name) const { return targets_.count(name) != 0; }
+
+ private:
+  std::map<std::string, runtime::buffer> targets_;  // read-only once made
+};
+
+} // namespace conch::transports::shm
