@@ -29,6 +29,18 @@ def _bool(text: str) -> bool:
     raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
 
 
+def _metrics_setting(text: str) -> tuple[str, str, str]:
+    """(group, setting, value) of a --metrics-config argument, as Triton's
+    "[group,]setting=value"; settings without a group go to the unnamed one."""
+    head, equals, value = text.partition("=")
+    if not equals or not head:
+        raise argparse.ArgumentTypeError(f"expected [GROUP,]SETTING=VALUE, got {text!r}")
+    group, comma, setting = head.partition(",")
+    if not comma:
+        group, setting = "", head
+    return group, setting, value
+
+
 def _port(text: str) -> int:
     port = int(text)
     if not 0 <= port <= 65535:
@@ -107,6 +119,14 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                          help="the address to listen on (default: 0.0.0.0)")
     metrics.add_argument("--metrics-port", type=_port, default=8002, metavar="PORT",
                          help="the port; 0 picks a free one (default: 8002)")
+    _flag(metrics, "--allow-gpu-metrics", True, "GPU gauges, where NVML finds GPUs (default: true)")
+    _flag(metrics, "--allow-cpu-metrics", True, "CPU and memory gauges (default: true)")
+    metrics.add_argument("--metrics-interval-ms", type=int, default=2000, metavar="MS",
+                         help="how often the system gauges are sampled (default: 2000)")
+    metrics.add_argument("--metrics-config", type=_metrics_setting, action="append", default=[],
+                         metavar="[GROUP,]SETTING=VALUE",
+                         help="a latency-family setting, e.g. summary_latencies=true or "
+                              "summary_quantiles=0.5:0.05,0.99:0.001; repeatable")
 
     log = parser.add_argument_group("logging")
     log.add_argument("--log-verbose", type=int, default=0, metavar="LEVEL",
@@ -136,7 +156,19 @@ def _options(args: argparse.Namespace) -> Options:
         log_error=args.log_error,
         log_file=args.log_file,
         log_format=LogFormat.ISO8601 if args.log_format == "ISO8601" else LogFormat.DEFAULT,
+        metrics=args.allow_metrics,
+        gpu_metrics=args.allow_gpu_metrics,
+        cpu_metrics=args.allow_cpu_metrics,
+        metrics_interval=args.metrics_interval_ms,
+        metrics_configuration=_metrics_configuration(args.metrics_config),
     )
+
+
+def _metrics_configuration(settings: list[tuple[str, str, str]]) -> dict[str, dict[str, str]]:
+    configuration: dict[str, dict[str, str]] = {}
+    for group, setting, value in settings:
+        configuration.setdefault(group, {})[setting] = value
+    return configuration
 
 
 def _say(message: str) -> None:

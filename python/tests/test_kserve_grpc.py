@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pathlib
 import queue
+import shutil
 import socket
 from typing import Any, Iterator
 
@@ -47,6 +48,8 @@ REPEAT_CONFIG = """
     ]
 """
 
+PYTHON_MODELS = pathlib.Path(__file__).resolve().parent / "python_models"
+
 
 def sample(datatype: str) -> numpy.ndarray:
     if datatype == "BYTES":
@@ -85,6 +88,7 @@ def repository(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
         if data_type.name in DTYPES:
             write_model(repository, f"identity_{data_type.name}", identity_config(type_name))
     write_model(repository, "repeat_int32", REPEAT_CONFIG)
+    shutil.copytree(PYTHON_MODELS / "decoupled_counter", repository / "decoupled_counter")
     return repository
 
 
@@ -208,6 +212,22 @@ def test_decoupled_stream_with_final_flags(stream: tuple[Any, queue.Queue]) -> N
     client.async_stream_infer("identity_FP32", identity_input(1), request_id="c")
     result, error = responses.get(timeout=WAIT)
     assert error is None and result.get_response().id == "c"
+
+
+def test_decoupled_python_model_in_a_stream(stream: tuple[Any, queue.Queue]) -> None:
+    client, responses = stream
+    client.async_stream_infer("decoupled_counter",
+                              [make_input("IN", numpy.array([5], dtype=numpy.int32), "INT32")],
+                              request_id="py", enable_empty_final_response=True)
+    got = []
+    for _ in range(6):
+        result, error = responses.get(timeout=WAIT)
+        assert error is None, error
+        got.append(result)
+    assert [r.as_numpy("OUT").tolist() for r in got[:5]] == [[0], [1], [2], [3], [4]]
+    assert [final_flag(r) for r in got] == [False] * 5 + [True]
+    assert all(r.get_response().id == "py" for r in got)
+    assert len(got[5].get_response().outputs) == 0
 
 
 def test_errors_in_a_stream(stream: tuple[Any, queue.Queue]) -> None:

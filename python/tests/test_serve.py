@@ -188,6 +188,39 @@ def test_serve_reports_a_port_in_use(serve) -> None:
     assert first.process.wait(timeout=DEADLINE_S) == 0
 
 
+def test_serve_metrics_flags(serve) -> None:
+    import urllib.request
+
+    process = serve("--model-repository", str(EXAMPLE_REPOSITORY), "--http-port", "0",
+                    "--metrics-port", "0", "--allow-cpu-metrics", "false",
+                    "--allow-gpu-metrics=false", "--metrics-interval-ms", "500",
+                    "--metrics-config", "summary_latencies=true",
+                    "--metrics-config", "summary_quantiles=0.5:0.05,0.9:0.01")
+    port = int(process.wait_for(LISTENING).group(1))
+    metrics_port = int(process.wait_for(METRICS).group(1))
+    infer_identity(port)
+    with urllib.request.urlopen(f"http://localhost:{metrics_port}/metrics", timeout=30) as reply:
+        text = reply.read().decode()
+    assert 'nv_inference_request_summary_us_count{model="identity_fp32",version="1"} 1' in text
+    assert 'quantile="0.9"' in text and 'quantile="0.99"' not in text
+    assert "nv_cpu_utilization" not in text
+    process.process.terminate()
+    assert process.process.wait(timeout=DEADLINE_S) == 0
+
+
+@pytest.mark.parametrize("setting", ["summary_latencies", "=true", "no_such_setting=1"])
+def test_serve_refuses_bad_metrics_config(setting: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "conch", "serve", "--model-repository", str(EXAMPLE_REPOSITORY),
+         "--http-port", "0", "--allow-grpc", "false", "--metrics-port", "0",
+         "--metrics-config", setting],
+        capture_output=True, text=True, timeout=DEADLINE_S,
+    )
+    assert done.returncode != 0
+    said = done.stdout + done.stderr
+    assert "SETTING=VALUE" in said or "'no_such_setting'" in said, said
+
+
 def test_serve_refuses_bad_flags() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "conch", "serve", "--model-repository", "x",
