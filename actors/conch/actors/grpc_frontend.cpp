@@ -5,7 +5,6 @@
 
 #include "conch/actors/grpc_transport.hpp"
 #include "conch/actors/server_gateway.hpp"
-#include "conch/runtime/logging/log.hpp"
 
 namespace conch::actors {
 
@@ -57,61 +56,21 @@ runtime::result<transports::grpc::server_options> server_options_of(const grpc_o
   return s;
 }
 
+using transport_result = runtime::result<std::shared_ptr<listening_transport>>;
+
 } // namespace
 
 grpc_frontend::grpc_frontend(server& srv, grpc_options options)
-  : srv_(srv), options_(std::move(options)) {}
-
-grpc_frontend::~grpc_frontend() {
-  std::lock_guard<std::mutex> guard{mutex_};
-  if (supervisor_)
-    (void) srv_.stop_frontend(supervisor_);
-  supervisor_ = nullptr;
-  transport_.reset();
-}
+  : listening_frontend(srv, "GRPCInferenceService", "gRPC"), options_(std::move(options)) {}
 
 runtime::status grpc_frontend::start() {
-  std::lock_guard<std::mutex> guard{mutex_};
-  if (!srv_.live()) {
-    // The server stopped, and stopped this frontend with it.
-    supervisor_ = nullptr;
-    return runtime::unavailable("the server is not running");
-  }
-  if (supervisor_)
-    return runtime::already_exists("gRPC server is already running.");
-  auto o = server_options_of(options_);
-  if (!o)
-    return o.error();
-  auto transport
-    = std::make_shared<grpc_transport>(std::move(*o), std::make_shared<server_gateway>(srv_));
-  auto fe = srv_.add_frontend(transport);
-  if (!fe) {
-    CONCH_LOG_ERROR << "failed to start GRPCInferenceService: " << fe.error().message();
-    return fe.error();
-  }
-  supervisor_ = std::move(*fe);
-  transport_ = std::move(transport);
-  CONCH_LOG_INFO << "Started GRPCInferenceService at " << options_.address << ":" << transport_->port();
-  return runtime::status::ok();
-}
-
-runtime::status grpc_frontend::stop() {
-  std::lock_guard<std::mutex> guard{mutex_};
-  if (!supervisor_)
-    return runtime::unavailable("gRPC server is not running.");
-  uint16_t port = transport_ ? transport_->port() : 0;
-  auto st = srv_.stop_frontend(supervisor_);
-  supervisor_ = nullptr;
-  if (st)
-    CONCH_LOG_INFO << "Stopped GRPCInferenceService at " << options_.address << ":" << port;
-  else
-    CONCH_LOG_ERROR << "failed to stop GRPCInferenceService: " << st.message();
-  return st;
-}
-
-uint16_t grpc_frontend::port() const {
-  std::lock_guard<std::mutex> guard{mutex_};
-  return transport_ ? transport_->port() : 0;
+  return start_transport(options_.address, [this]() -> transport_result {
+    auto o = server_options_of(options_);
+    if (!o)
+      return o.error();
+    auto gateway = std::make_shared<server_gateway>(srv_);
+    return transport_result{std::make_shared<grpc_transport>(std::move(*o), std::move(gateway))};
+  });
 }
 
 } // namespace conch::actors

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "conch/actors/frontend_transport.hpp"
+#include "conch/actors/listening_frontend.hpp"
 #include "conch/transports/grpc/grpc_server.hpp"
 
 namespace conch::actors {
@@ -9,7 +9,7 @@ namespace conch::actors {
 /// it: the gRPC server with the inference and health services. Called by the
 /// supervisor, one call at a time; `port()` may be read by any thread once
 /// start() returned.
-class grpc_transport final : public frontend_transport {
+class grpc_transport final : public listening_transport {
  public:
   grpc_transport(transports::grpc::server_options options, transports::gateway_ptr server)
     : server_(std::move(options), std::move(server)) {}
@@ -22,7 +22,7 @@ class grpc_transport final : public frontend_transport {
   void abort() override { server_.abort(); }
 
   /// The bound port; 0 before start.
-  uint16_t port() const noexcept { return server_.bound_port(); }
+  uint16_t port() const noexcept override { return server_.bound_port(); }
 
  private:
   transports::grpc::grpc_server server_;

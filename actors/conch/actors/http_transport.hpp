@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include "conch/actors/frontend_transport.hpp"
+#include "conch/actors/listening_frontend.hpp"
 #include "conch/transports/http/kserve/kserve_handler.hpp"
 #include "conch/transports/http/server.hpp"
 
@@ -12,7 +12,7 @@ namespace conch::actors {
 /// it: the HTTP server with the KServe handler. Called by the supervisor,
 /// one call at a time; `port()` may be read by any thread once start()
 /// returned.
-class http_transport final : public frontend_transport {
+class http_transport final : public listening_transport {
  public:
   http_transport(transports::http::server_options options,
                  std::shared_ptr<transports::http::kserve::kserve_handler> handler);
@@ -23,7 +23,7 @@ class http_transport final : public frontend_transport {
   void abort() override;
 
   /// The bound port; 0 before start.
-  uint16_t port() const noexcept { return server_.bound_port(); }
+  uint16_t port() const noexcept override { return server_.bound_port(); }
 
  private:
   transports::http::server server_;

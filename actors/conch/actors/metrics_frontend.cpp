@@ -1,7 +1,6 @@
 #include "conch/actors/metrics_frontend.hpp"
 
 #include "conch/actors/metrics_transport.hpp"
-#include "conch/runtime/logging/log.hpp"
 
 namespace conch::actors {
 
@@ -27,63 +26,23 @@ transports::http::server_options transport_options(const metrics_options& o) {
   return t;
 }
 
+using transport_result = runtime::result<std::shared_ptr<listening_transport>>;
+
 } // namespace
 
 metrics_frontend::metrics_frontend(server& srv, metrics_options options)
-  : srv_(srv), options_(std::move(options)) {}
-
-metrics_frontend::~metrics_frontend() {
-  std::lock_guard<std::mutex> guard{mutex_};
-  if (supervisor_)
-    (void) srv_.stop_frontend(supervisor_);
-  supervisor_ = nullptr;
-  transport_.reset();
-}
+  : listening_frontend(srv, "Metrics Service", "Metrics"), options_(std::move(options)) {}
 
 runtime::status metrics_frontend::start() {
-  std::lock_guard<std::mutex> guard{mutex_};
-  if (!srv_.live()) {
-    // The server stopped, and stopped this frontend with it.
-    supervisor_ = nullptr;
-    return runtime::unavailable("the server is not running");
-  }
-  if (supervisor_)
-    return runtime::already_exists("Metrics server is already running.");
-  CONCH_RUNTIME_RETURN_IF_ERROR(check(options_));
-  // The handler holds a copy of the server handle; the frontend's
-  // supervisor is stopped before the server's metrics go.
-  auto handler = std::make_shared<transports::metrics::metrics_handler>(
-    [srv = srv_] { return srv.metrics_text(); });
-  auto transport = std::make_shared<metrics_transport>(transport_options(options_),
-                                                       std::move(handler));
-  auto fe = srv_.add_frontend(transport);
-  if (!fe) {
-    CONCH_LOG_ERROR << "failed to start Metrics Service: " << fe.error().message();
-    return fe.error();
-  }
-  supervisor_ = std::move(*fe);
-  transport_ = std::move(transport);
-  CONCH_LOG_INFO << "Started Metrics Service at " << options_.address << ":" << transport_->port();
-  return runtime::status::ok();
-}
-
-runtime::status metrics_frontend::stop() {
-  std::lock_guard<std::mutex> guard{mutex_};
-  if (!supervisor_)
-    return runtime::unavailable("Metrics server is not running.");
-  uint16_t port = transport_ ? transport_->port() : 0;
-  auto st = srv_.stop_frontend(supervisor_);
-  supervisor_ = nullptr;
-  if (st)
-    CONCH_LOG_INFO << "Stopped Metrics Service at " << options_.address << ":" << port;
-  else
-    CONCH_LOG_ERROR << "failed to stop Metrics Service: " << st.message();
-  return st;
-}
-
-uint16_t metrics_frontend::port() const {
-  std::lock_guard<std::mutex> guard{mutex_};
-  return transport_ ? transport_->port() : 0;
+  return start_transport(options_.address, [this]() -> transport_result {
+    CONCH_RUNTIME_RETURN_IF_ERROR(check(options_));
+    // The handler holds a copy of the server handle; the frontend's
+    // supervisor is stopped before the server's metrics go.
+    auto handler = std::make_shared<transports::metrics::metrics_handler>(
+      [srv = srv_] { return srv.metrics_text(); });
+    return transport_result{
+      std::make_shared<metrics_transport>(transport_options(options_), std::move(handler))};
+  });
 }
 
 } // namespace conch::actors

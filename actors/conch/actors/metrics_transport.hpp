@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include "conch/actors/frontend_transport.hpp"
+#include "conch/actors/listening_frontend.hpp"
 #include "conch/transports/http/server.hpp"
 #include "conch/transports/metrics/metrics_handler.hpp"
 
@@ -11,7 +11,7 @@ namespace conch::actors {
 /// The metrics frontend's transport, as its frontend supervisor drives it:
 /// the HTTP server with the metrics handler. Called by the supervisor, one
 /// call at a time; `port()` may be read by any thread once start() returned.
-class metrics_transport final : public frontend_transport {
+class metrics_transport final : public listening_transport {
  public:
   metrics_transport(transports::http::server_options options,
                     std::shared_ptr<transports::metrics::metrics_handler> handler);
@@ -22,7 +22,7 @@ class metrics_transport final : public frontend_transport {
   void abort() override;
 
   /// The bound port; 0 before start.
-  uint16_t port() const noexcept { return server_.bound_port(); }
+  uint16_t port() const noexcept override { return server_.bound_port(); }
 
  private:
   transports::http::server server_;

@@ -1,0 +1,68 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include <caf/actor.hpp>
+
+#include "conch/actors/frontend_transport.hpp"
+#include "conch/actors/server.hpp"
+#include "conch/runtime/result.hpp"
+
+namespace conch::actors {
+
+/// A transport that listens on a TCP port.
+class listening_transport : public frontend_transport {
+ public:
+  /// The bound port; any thread may read it once start() returned.
+  virtual uint16_t port() const noexcept = 0;
+};
+
+/// The lifecycle the network frontends (HTTP, gRPC, metrics) share: start()
+/// adds a listening transport to the server's supervision tree, so the
+/// server stops it first when it stops; stop() stops it alone, letting what
+/// is in flight finish; it may start again after a stop; it keeps its server
+/// alive. start() and stop() block until done, so they must not be called
+/// from a thread of the actor system's scheduler. Thread-safe.
+class listening_frontend {
+ public:
+  listening_frontend(const listening_frontend&) = delete;
+  listening_frontend& operator=(const listening_frontend&) = delete;
+
+  /// Stops the frontend if it runs.
+  ~listening_frontend();
+
+  /// Stops serving. UNAVAILABLE "<kind> server is not running." when not
+  /// running; a no-op when the server stopped it already.
+  runtime::status stop();
+
+  /// The port the latest start bound (the picked one for port 0); 0 before.
+  uint16_t port() const;
+
+ protected:
+  /// `service` names the frontend in log lines ("HTTPService"), `kind` in
+  /// errors ("HTTP" gives "HTTP server is already running.").
+  listening_frontend(server& srv, std::string service, std::string kind);
+
+  /// Makes the transport and adds it to the server. UNAVAILABLE when the
+  /// server stopped, ALREADY_EXISTS when running, else what `make` or the
+  /// transport's start answer. `address` is for the log line.
+  runtime::status start_transport(
+    const std::string& address,
+    const std::function<runtime::result<std::shared_ptr<listening_transport>>()>& make);
+
+  server srv_;
+
+ private:
+  std::string service_;
+  std::string kind_;
+  std::string address_;  // guarded by mutex_
+  mutable std::mutex mutex_;
+  caf::actor supervisor_;                           // guarded by mutex_
+  std::shared_ptr<listening_transport> transport_;  // guarded by mutex_
+};
+
+} // namespace conch::actors
