@@ -21,28 +21,10 @@ struct binary_part {
   bool any = false;
 };
 
-void write_string(json_writer& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
-
 void write_parameters(json_writer& w, const runtime::parameter_list& params) {
   w.StartObject();
-  for (const auto& p : params) {
-    write_string(w, p.name);
-    std::visit(
-      [&w](const auto& v) {
-        using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, std::string>)
-          write_string(w, v);
-        else if constexpr (std::is_same_v<T, bool>)
-          w.Bool(v);
-        else if constexpr (std::is_same_v<T, int64_t>)
-          w.Int64(v);
-        else
-          w.Double(v);
-      },
-      p.value);
-  }
+  for (const auto& p : params)
+    write_parameter(w, p);
   w.EndObject();
 }
 

@@ -10,10 +10,8 @@ namespace conch::transports::http::kserve {
 namespace {
 
 using codec::json_writer;
-
-void write_string(json_writer& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
+using codec::write_parameter;
+using codec::write_string;
 
 runtime::status write_output(json_writer& w, const runtime::tensor& t) {
   if (!t.data.host_accessible())
@@ -32,23 +30,6 @@ runtime::status write_output(json_writer& w, const runtime::tensor& t) {
     w.RawValue(array.data(), array.size(), rapidjson::kArrayType);
   }
   return runtime::status::ok();
-}
-
-void write_parameter(json_writer& w, const runtime::parameter& p) {
-  write_string(w, p.name);
-  std::visit(
-    [&w](const auto& v) {
-      using T = std::decay_t<decltype(v)>;
-      if constexpr (std::is_same_v<T, std::string>)
-        write_string(w, v);
-      else if constexpr (std::is_same_v<T, bool>)
-        w.Bool(v);
-      else if constexpr (std::is_same_v<T, int64_t>)
-        w.Int64(v);
-      else
-        w.Double(v);
-    },
-    p.value);
 }
 
 } // namespace
