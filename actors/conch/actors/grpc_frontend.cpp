@@ -13,9 +13,7 @@ namespace {
 // The transport's options from the frontend's; INVALID_ARG for a value out
 // of range (the TLS files and the pattern are checked by the transport).
 runtime::result<transports::grpc::server_options> server_options_of(const grpc_options& o) {
-  if (o.port < 0 || o.port > 65535)
-    return runtime::invalid_argument("port must be between 0 and 65535, got "
-                                     + std::to_string(o.port));
+  CONCH_RUNTIME_RETURN_IF_ERROR(check_port(o.port));
   const std::pair<const char*, int> non_negative[] = {
     {"keepalive_time_ms", o.keepalive_time_ms},
     {"keepalive_timeout_ms", o.keepalive_timeout_ms},

@@ -8,12 +8,8 @@ namespace conch::actors {
 namespace {
 
 runtime::status check(const http_options& o) {
-  if (o.port < 0 || o.port > 65535)
-    return runtime::invalid_argument("port must be between 0 and 65535, got "
-                                     + std::to_string(o.port));
-  if (o.thread_count < 1)
-    return runtime::invalid_argument("thread_count must be greater than 0, got "
-                                     + std::to_string(o.thread_count));
+  CONCH_RUNTIME_RETURN_IF_ERROR(check_port(o.port));
+  CONCH_RUNTIME_RETURN_IF_ERROR(check_thread_count(o.thread_count));
   if (o.max_inflight < 0)
     return runtime::invalid_argument("max_inflight must not be negative");
   return runtime::status::ok();

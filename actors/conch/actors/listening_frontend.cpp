@@ -1,8 +1,24 @@
 #include "conch/actors/listening_frontend.hpp"
 
+#include <string>
+
 #include "conch/runtime/logging/log.hpp"
 
 namespace conch::actors {
+
+runtime::status check_port(int port) {
+  if (port < 0 || port > 65535)
+    return runtime::invalid_argument("port must be between 0 and 65535, got "
+                                     + std::to_string(port));
+  return runtime::status::ok();
+}
+
+runtime::status check_thread_count(int n) {
+  if (n < 1)
+    return runtime::invalid_argument("thread_count must be greater than 0, got "
+                                     + std::to_string(n));
+  return runtime::status::ok();
+}
 
 listening_frontend::listening_frontend(server& srv, std::string service, std::string kind)
   : srv_(srv), service_(std::move(service)), kind_(std::move(kind)) {}

@@ -21,6 +21,12 @@ class listening_transport : public frontend_transport {
   virtual uint16_t port() const noexcept = 0;
 };
 
+/// INVALID_ARG "port must be between 0 and 65535, got <port>" when out of range.
+runtime::status check_port(int port);
+
+/// INVALID_ARG "thread_count must be greater than 0, got <n>" when n < 1.
+runtime::status check_thread_count(int n);
+
 /// The lifecycle the network frontends (HTTP, gRPC, metrics) share: start()
 /// adds a listening transport to the server's supervision tree, so the
 /// server stops it first when it stops; stop() stops it alone, letting what
