@@ -221,15 +221,24 @@ void connection::flush() {
 }
 
 void connection::write(std::vector<out_piece> pieces) {
-  auto w = std::make_unique<write_request>();
+  auto w = spare_write_ ? std::move(spare_write_) : std::make_unique<write_request>();
   w->pieces = std::move(pieces);
-  std::vector<uv_buf_t> bufs;
-  bufs.reserve(w->pieces.size());
-  for (auto& p : w->pieces)
-    bufs.push_back(uv_buf_init(const_cast<char*>(p.data()), static_cast<unsigned>(p.size())));
+  // uv_write copies the descriptors; the common short list stays on the stack.
+  constexpr size_t inline_bufs = 8;
+  uv_buf_t small[inline_bufs];
+  std::vector<uv_buf_t> large;
+  uv_buf_t* bufs = small;
+  if (w->pieces.size() > inline_bufs) {
+    large.resize(w->pieces.size());
+    bufs = large.data();
+  }
+  for (size_t i = 0; i < w->pieces.size(); ++i) {
+    const auto& p = w->pieces[i];
+    bufs[i] = uv_buf_init(const_cast<char*>(p.data()), static_cast<unsigned>(p.size()));
+  }
   w->req.data = w.get();
   w->owner = this;
-  int rc = uv_write(&w->req, as_stream(&tcp_), bufs.data(), static_cast<unsigned>(bufs.size()),
+  int rc = uv_write(&w->req, as_stream(&tcp_), bufs, static_cast<unsigned>(w->pieces.size()),
                     &on_write);
   if (rc < 0) {
     close_now();
@@ -243,6 +252,9 @@ void connection::on_write(uv_write_t* req, int status) {
   std::unique_ptr<write_request> w{static_cast<write_request*>(req->data)};
   auto& self = *w->owner;
   --self.writes_in_flight_;
+  w->pieces.clear();  // the bytes go now; the request is kept for the next write
+  if (!self.spare_write_)
+    self.spare_write_ = std::move(w);
   if (status < 0) {
     self.close_now();
     return;

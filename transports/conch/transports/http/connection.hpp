@@ -79,6 +79,7 @@ class connection final : private parser_events {
   bool head_open_ = false;        // its head was read, its body not yet
   int open_handles_ = 0;
   int writes_in_flight_ = 0;
+  std::unique_ptr<write_request> spare_write_;  // the last finished one, for reuse
   bool reading_ = false;
   bool parser_paused_ = false;
   bool no_more_requests_ = false; // Connection: close, parse error, upgrade

@@ -52,11 +52,15 @@ bool header_map::has_token(std::string_view name, std::string_view token) const 
 }
 
 void header_map::add(std::string name, std::string value) {
+  if (fields_.empty())
+    fields_.reserve(8);  // room for a typical request's fields at once
   fields_.emplace_back(std::move(name), std::move(value));
 }
 
 void header_map::set(std::string_view name, std::string value) {
   erase(name);
+  if (fields_.empty())
+    fields_.reserve(8);
   fields_.emplace_back(std::string{name}, std::move(value));
 }
 

@@ -23,6 +23,8 @@ bool pipeline::is_open(uint64_t seq) const noexcept {
 
 void pipeline::push(slot& s, out_piece piece) {
   buffered_ += piece.size();
+  if (s.out.empty())
+    s.out.reserve(4);  // a head, a JSON header and an output or two
   s.out.push_back(std::move(piece));
 }
 
@@ -95,11 +97,15 @@ pipeline::ready pipeline::take() {
   ready out;
   while (!slots_.empty()) {
     auto& front = slots_.front();
-    for (auto& piece : front.out) {
+    for (auto& piece : front.out)
       buffered_ -= piece.size();
-      out.pieces.push_back(std::move(piece));
+    if (out.pieces.empty()) {
+      out.pieces.swap(front.out);  // the common case: one answer, no copies
+    } else {
+      for (auto& piece : front.out)
+        out.pieces.push_back(std::move(piece));
+      front.out.clear();
     }
-    front.out.clear();
     if (!front.finished)
       break;
     if (front.close_after) {

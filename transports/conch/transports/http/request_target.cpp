@@ -53,6 +53,7 @@ runtime::result<request_target> parse_request_target(std::string_view target) {
   auto rest = path.substr(1);
   if (rest.empty())
     return out;
+  out.segments.reserve(8);  // the deepest KServe path has 7
   for (;;) {
     auto slash = rest.find('/');
     auto decoded = percent_decode(rest.substr(0, slash));

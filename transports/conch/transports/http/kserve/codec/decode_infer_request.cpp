@@ -32,7 +32,8 @@ status decode_inputs(const rapidjson::Value& doc, binary_section& binary, decode
 }
 
 status decode_json(const request& req, size_t json_length, decoded_infer& out) {
-  rapidjson::Document doc;
+  scratch_document scratch;
+  auto& doc = scratch.doc();
   std::string_view text{reinterpret_cast<const char*>(req.body.data()), json_length};
   CONCH_RUNTIME_RETURN_IF_ERROR(parse_json(text, doc));
   if (!doc.IsObject())

@@ -119,6 +119,7 @@ response encode_infer_response(const runtime::inference_response& r, const decod
   if (!r.error.is_ok())
     return encode_error(r.error);
   std::string header;
+  header.reserve(256);
   string_output stream{header};
   json_writer w{stream};
   binary_part bin;

@@ -6,7 +6,35 @@ namespace conch::transports::http::kserve::codec {
 
 using runtime::status;
 
-status parse_json(std::string_view text, rapidjson::Document& doc) {
+namespace {
+
+// The blocks scratch documents share: 16 KiB holds the values of a header
+// with a few dozen tensors, 4 KiB the parse stack of most.
+constexpr size_t values_size = 16 * 1024;
+constexpr size_t stack_size = 4 * 1024;
+alignas(16) thread_local char values_block[values_size];
+alignas(16) thread_local char stack_block[stack_size];
+thread_local bool blocks_in_use = false;
+
+using pool = rapidjson::MemoryPoolAllocator<>;
+
+} // namespace
+
+scratch_document::scratch_document()
+  : owns_blocks_(!blocks_in_use),
+    values_(owns_blocks_ ? pool(values_block, values_size) : pool()),
+    stack_(owns_blocks_ ? pool(stack_block, stack_size) : pool()),
+    doc_(&values_, 256, &stack_) {
+  if (owns_blocks_)
+    blocks_in_use = true;
+}
+
+scratch_document::~scratch_document() {
+  if (owns_blocks_)
+    blocks_in_use = false;
+}
+
+status parse_json(std::string_view text, scratch_document::document& doc) {
   constexpr unsigned flags = rapidjson::kParseIterativeFlag | rapidjson::kParseNanAndInfFlag;
   doc.Parse<flags>(text.data(), text.size());
   if (!doc.HasParseError())

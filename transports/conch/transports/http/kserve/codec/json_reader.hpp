@@ -13,10 +13,36 @@ namespace conch::transports::http::kserve::codec {
 /// Deepest nesting of arrays accepted in a tensor's JSON `data`.
 inline constexpr int max_json_nesting = 100;
 
+/// A document for parsing one request header: its values and the parser's
+/// stack live in blocks of this thread's memory that every such document
+/// reuses, so a typical header is parsed without touching the heap (larger
+/// ones grow into it). Only the outermost scratch document alive on a thread
+/// uses the blocks; one made while it lives uses the heap.
+class scratch_document {
+ public:
+  /// A Document whose parse stack comes from a pool too. Its values are
+  /// plain rapidjson::Value.
+  using document = rapidjson::GenericDocument<rapidjson::UTF8<>, rapidjson::MemoryPoolAllocator<>,
+                                              rapidjson::MemoryPoolAllocator<>>;
+
+  scratch_document();
+  ~scratch_document();
+  scratch_document(const scratch_document&) = delete;
+  scratch_document& operator=(const scratch_document&) = delete;
+
+  document& doc() noexcept { return doc_; }
+
+ private:
+  bool owns_blocks_;
+  rapidjson::MemoryPoolAllocator<> values_;
+  rapidjson::MemoryPoolAllocator<> stack_;
+  document doc_;
+};
+
 /// Parses `text` (not NUL-terminated) into `doc`. Iterative, so deep nesting
 /// cannot exhaust the stack; NaN and Infinity are accepted as numbers. A
 /// failure is invalid_argument "failed to parse the request JSON buffer: ...".
-runtime::status parse_json(std::string_view text, rapidjson::Document& doc);
+runtime::status parse_json(std::string_view text, scratch_document::document& doc);
 
 /// The member `name` of `object`, or nullptr when absent or `object` is not
 /// an object.

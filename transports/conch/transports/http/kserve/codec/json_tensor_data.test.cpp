@@ -17,7 +17,8 @@ using runtime::errc;
 using test::values_of;
 
 runtime::result<runtime::buffer> read(const std::string& json, data_type type, int64_t count) {
-  rapidjson::Document doc;
+  scratch_document scratch;
+  auto& doc = scratch.doc();
   auto st = parse_json(json, doc);
   EXPECT_TRUE(st) << st.to_string();
   return read_json_tensor_data(doc, type, count, "IN");

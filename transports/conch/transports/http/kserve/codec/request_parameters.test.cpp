@@ -10,7 +10,8 @@ namespace {
 using runtime::errc;
 
 runtime::result<decoded_infer> read(const std::string& json) {
-  rapidjson::Document doc;
+  scratch_document scratch;
+  auto& doc = scratch.doc();
   auto st = parse_json(json, doc);
   EXPECT_TRUE(st) << st.to_string();
   decoded_infer out;
