@@ -1,6 +1,7 @@
 """KServe HTTP inference through `conch serve`, next to nginx as a ceiling.
 
     .venv/bin/python bench/python/http_bench.py [--seconds S] [--http-thread-count N]
+                                                [--allocator A]
 
 What it measures: POST /v2/models/identity_fp32/infer with one FP32 [1,16]
 input, encoded two ways:
@@ -24,6 +25,7 @@ import json
 import os
 import pathlib
 import platform
+import re
 import shutil
 import struct
 import sys
@@ -88,7 +90,8 @@ def row(tool: str, encoding: str, c: int, conch: tools.Figures | None,
 
 
 def measure(args: argparse.Namespace, workdir: pathlib.Path) -> list[str]:
-    conch, conch_port = servers.start_conch(args.conch, str(REPOSITORY), workdir, args.http_thread_count)
+    conch, conch_port = servers.start_conch(args.conch, str(REPOSITORY), workdir,
+                                             args.http_thread_count, args.allocator)
     rows, nginx_figures = [], {}
     try:
         url = f"http://127.0.0.1:{conch_port}{servers.INFER_PATH}"
@@ -119,12 +122,18 @@ def measure(args: argparse.Namespace, workdir: pathlib.Path) -> list[str]:
                                 "nginx: wrk"))
     finally:
         servers.stop(conch)
+    log = (workdir / "conch.log").read_text()
+    allocator = re.search(r"memory allocator: (\S+)", log)
+    rows.append(f"\nconch serve ran with the {allocator.group(1) if allocator else 'unknown'} "
+                "memory allocator (--allocator)")
     return rows
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=int, default=5, help="measuring time per run")
+    parser.add_argument("--allocator", default=None,
+                        help="conch serve --allocator (default: its own default)")
     parser.add_argument("--http-thread-count", type=int, default=None,
                         help="conch serve --http-thread-count (default: its own default)")
     parser.add_argument("--conch", default=str(pathlib.Path(sys.executable).parent / "conch"))

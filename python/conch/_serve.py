@@ -5,10 +5,14 @@ SIGINT or SIGTERM, then stopped gracefully. The flags are those of
 from __future__ import annotations
 
 import argparse
+import os
 import signal
+import sys
 import threading
 from typing import Optional, Sequence
 
+from ._allocator import CHOICES as _ALLOCATORS
+from ._allocator import AllocatorError, active_allocator, exec_with_allocator
 from ._enums import LogFormat, ModelControlMode
 from ._errors import TritonError
 from ._options import Options
@@ -79,6 +83,12 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
           "(default: true)")
     server.add_argument("--exit-timeout-secs", type=int, default=30, metavar="SECS",
                         help="how long stopping waits for requests in flight (default: 30)")
+    server.add_argument("--allocator", choices=_ALLOCATORS,
+                        default=os.environ.get("CONCH_ALLOCATOR", "auto"),
+                        help="the memory allocator of the conch command: tcmalloc or jemalloc "
+                             "(preloaded; the command restarts itself once), or system for "
+                             "glibc's; auto takes tcmalloc, then jemalloc, when installed "
+                             "(default: $CONCH_ALLOCATOR, else auto)")
 
     http = parser.add_argument_group("KServe HTTP frontend")
     _flag(http, "--allow-http", True, "serve KServe v2 over HTTP (default: true)")
@@ -240,6 +250,7 @@ def serve(args: argparse.Namespace) -> int:
                 pass
             return 1
         polling = args.model_control_mode == "poll" and args.repository_poll_secs > 0
+        _say(f"memory allocator: {active_allocator()}")
         _say("serving; stop with Ctrl-C or SIGTERM")
         while not stopping.wait(args.repository_poll_secs if polling else None):
             try:
@@ -269,6 +280,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     add_serve_arguments(serve_parser)
     args = parser.parse_args(argv)
     if args.command == "serve":
+        if argv is None:  # the command itself, not a call from Python code
+            try:
+                exec_with_allocator(args.allocator, sys.argv[1:])
+            except (AllocatorError, ValueError) as e:
+                parser.error(str(e))
         return serve(args)
     parser.error(f"unknown command {args.command!r}")
     return 2
