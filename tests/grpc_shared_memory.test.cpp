@@ -1,14 +1,19 @@
 // The system and CUDA shared-memory RPCs of the KServe gRPC frontend, and
 // ModelInfer and ModelStreamInfer whose inputs and outputs live in regions:
-// through the generated stub, with POSIX objects the test creates. The
-// regions are the server's, so a region registered over HTTP serves gRPC.
+// through the generated stub, with POSIX objects the test creates and, for
+// CUDA regions, a fake device memory provider (no test machine is sure to
+// have a GPU). The regions are the server's, so a region registered over
+// HTTP serves gRPC.
 
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "conch/runtime/test/fake_device_memory.hpp"
 #include "support/grpc_fixture.hpp"
 #include "support/grpc_requests.hpp"
 #include "support/http_fixture.hpp"
@@ -17,6 +22,8 @@
 namespace conch::tests {
 namespace {
 
+using runtime::test::fake_device_memory;
+using runtime::test::scoped_device_memory;
 using stream_type
   = grpc::ClientReaderWriter<inference::ModelInferRequest, inference::ModelStreamInferResponse>;
 
@@ -85,6 +92,10 @@ class grpc_shared_memory : public grpc_fixture {
     for (int k = 0; k < 16; ++k)
       EXPECT_EQ(out.read<int32_t>(out_offset + 4 * k), k + 1) << k;
   }
+
+  // A server without GPUs wherever the test runs (it keeps the provider it
+  // starts with).
+  scoped_device_memory no_gpus_{std::make_shared<fake_device_memory>(0)};
 };
 
 TEST_F(grpc_shared_memory, register_status_and_unregister) {
@@ -141,7 +152,7 @@ TEST_F(grpc_shared_memory, bad_registrations_are_refused) {
   EXPECT_EQ(missing.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
 }
 
-TEST_F(grpc_shared_memory, cuda_regions_are_refused_but_listed_and_unregistered) {
+TEST_F(grpc_shared_memory, without_gpus_cuda_regions_are_refused_but_listed_and_unregistered) {
   inference::CudaSharedMemoryRegisterRequest reg;
   reg.set_name("c");
   reg.set_raw_handle(std::string(64, '\0'));
@@ -256,6 +267,96 @@ TEST_F(grpc_shared_memory, a_region_registered_over_http_serves_grpc) {
   auto r = http_call(http.port(), "GET", "/v2/systemsharedmemory/status");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->body, "[]");
+}
+
+// A server with one (fake) GPU.
+class grpc_cuda_shared_memory : public grpc_fixture {
+ protected:
+  void SetUp() override { start_all(); }
+
+  grpc::Status register_cuda(const std::string& name, const std::string& handle,
+                             uint64_t byte_size, int64_t device_id = 0) {
+    inference::CudaSharedMemoryRegisterRequest req;
+    req.set_name(name);
+    req.set_raw_handle(handle);
+    req.set_device_id(device_id);
+    req.set_byte_size(byte_size);
+    inference::CudaSharedMemoryRegisterResponse res;
+    return stub_->CudaSharedMemoryRegister(client_context().get(), req, &res);
+  }
+
+  grpc::Status status(const std::string& name, inference::CudaSharedMemoryStatusResponse& res) {
+    inference::CudaSharedMemoryStatusRequest req;
+    req.set_name(name);
+    return stub_->CudaSharedMemoryStatus(client_context().get(), req, &res);
+  }
+
+  std::shared_ptr<fake_device_memory> memory_ = std::make_shared<fake_device_memory>(1);
+  scoped_device_memory installed_{memory_};
+};
+
+TEST_F(grpc_cuda_shared_memory, register_status_and_unregister) {
+  auto handle = memory_->export_allocation(256);
+  ASSERT_TRUE(register_cuda("g", handle, 256).ok());
+  inference::CudaSharedMemoryStatusResponse res;
+  ASSERT_TRUE(status("", res).ok());
+  ASSERT_EQ(res.regions_size(), 1);
+  const auto& g = res.regions().at("g");
+  EXPECT_EQ(g.name(), "g");
+  EXPECT_EQ(g.device_id(), 0u);
+  EXPECT_EQ(g.byte_size(), 256u);
+
+  auto dup = register_cuda("g", handle, 256);
+  EXPECT_EQ(dup.error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  EXPECT_EQ(dup.error_message(), "shared memory region 'g' already in manager");
+  auto short_handle = register_cuda("x", handle.substr(0, 16), 256);
+  EXPECT_EQ(short_handle.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(short_handle.error_message(),
+            "failed to register CUDA shared memory region: 'x', the raw handle must be 64 "
+            "bytes (a cudaIpcMemHandle_t), not 16");
+  EXPECT_EQ(register_cuda("x", handle, 256, 1).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(register_cuda("", handle, 256).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  // A CUDA region is no system region.
+  inference::SystemSharedMemoryStatusRequest sreq;
+  sreq.set_name("g");
+  inference::SystemSharedMemoryStatusResponse sres;
+  EXPECT_EQ(stub_->SystemSharedMemoryStatus(client_context().get(), sreq, &sres).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+
+  inference::CudaSharedMemoryUnregisterRequest ureq;
+  inference::CudaSharedMemoryUnregisterResponse ures;
+  ASSERT_TRUE(stub_->CudaSharedMemoryUnregister(client_context().get(), ureq, &ures).ok());
+  res.Clear();
+  EXPECT_EQ(status("g", res).error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(memory_->open_handles(), 0);
+}
+
+TEST_F(grpc_cuda_shared_memory, infer_reads_inputs_from_and_writes_outputs_to_cuda_regions) {
+  auto handle = memory_->export_allocation(256);
+  auto values = iota16(0);
+  std::memcpy(memory_->bytes(handle), values.data(), 64);
+  ASSERT_TRUE(register_cuda("in", handle, 64).ok());
+  auto out = memory_->export_allocation(256);
+  ASSERT_TRUE(register_cuda("out", out, 256).ok());
+  inference::ModelInferRequest req;
+  req.set_model_name("simple");
+  place_in_shared_memory(*add_input(req, "INPUT0", "INT32", {1, 16}), "in", 64);
+  add_input(req, "INPUT1", "INT32", {1, 16});
+  *req.add_raw_input_contents() = raw_bytes(std::vector<int32_t>(16, 1));
+  auto* out0 = req.add_outputs();
+  out0->set_name("OUTPUT0");
+  place_in_shared_memory(*out0, "out", 64, 128);
+  inference::ModelInferResponse res;
+  auto st = stub_->ModelInfer(client_context().get(), req, &res);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  ASSERT_EQ(res.outputs_size(), 1);
+  ASSERT_EQ(res.raw_output_contents_size(), 1);
+  EXPECT_TRUE(res.raw_output_contents(0).empty());
+  for (int k = 0; k < 16; ++k) {
+    int32_t got;
+    std::memcpy(&got, memory_->bytes(out) + 128 + 4 * k, 4);
+    EXPECT_EQ(got, k + 1) << k;
+  }
 }
 
 } // namespace

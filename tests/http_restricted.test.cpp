@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "conch/runtime/test/fake_device_memory.hpp"
 #include "support/http_fixture.hpp"
 
 namespace conch::tests {
@@ -34,6 +35,10 @@ class http_restricted : public http_fixture {
     EXPECT_EQ(r->body, R"({"error":"This API is restricted, expecting header ')" + key + R"('"})")
       << target;
   }
+
+  // A server without GPUs wherever the test runs.
+  runtime::test::scoped_device_memory no_gpus_{
+    std::make_shared<runtime::test::fake_device_memory>(0)};
 };
 
 TEST_F(http_restricted, requests_without_the_header_get_403) {
@@ -61,6 +66,14 @@ TEST_F(http_restricted, the_header_opens_the_group) {
   auto shm = call("GET", "/v2/systemsharedmemory/status", "", "infer-key: secret\r\n");
   ASSERT_TRUE(shm);
   EXPECT_EQ(shm->status, 200) << shm->body;
+  // Past the restriction, the answer of a server without GPUs.
+  auto cuda = call("POST", "/v2/cudasharedmemory/region/c/register",
+                   R"({"raw_handle":{"b64":"AAAA"},"device_id":0,"byte_size":64})",
+                   "infer-key: secret\r\n");
+  ASSERT_TRUE(cuda);
+  EXPECT_EQ(cuda->status, 400) << cuda->body;
+  EXPECT_EQ(cuda->body, R"({"error":"failed to register CUDA shared memory region: 'c', )"
+                        R"(GPUs not supported"})");
   auto live = call("GET", "/v2/health/live", "", "admin-key: admin\r\n");
   ASSERT_TRUE(live);
   EXPECT_EQ(live->status, 200);

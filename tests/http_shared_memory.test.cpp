@@ -1,7 +1,8 @@
-// The system and CUDA shared-memory extensions over the KServe HTTP
-// frontend: registering POSIX shared-memory objects the test creates,
-// inference whose inputs and outputs live in them, and the lifetime of a
-// region unregistered while a request uses it.
+// The system shared-memory extension over the KServe HTTP frontend:
+// registering POSIX shared-memory objects the test creates, inference whose
+// inputs and outputs live in them, and the lifetime of a region
+// unregistered while a request uses it. The CUDA extension is in
+// http_cuda_shared_memory.test.cpp.
 
 #include <cstdint>
 #include <string>
@@ -248,24 +249,6 @@ TEST_F(http_shared_memory, infer_errors) {
   auto ok = infer(shm_params("r", 0, 64));
   ASSERT_TRUE(ok);
   EXPECT_EQ(ok->status, 200) << ok->body;
-}
-
-TEST_F(http_shared_memory, cuda_shared_memory_without_gpus) {
-  auto reg = call("POST", "/v2/cudasharedmemory/region/c/register",
-                  R"({"raw_handle":{"b64":"AAAA"},"device_id":0,"byte_size":64})");
-  expect_error(reg, 400,
-               "failed to register CUDA shared memory region: 'c', GPUs not supported");
-  auto status = call("GET", "/v2/cudasharedmemory/status");
-  ASSERT_TRUE(status);
-  EXPECT_EQ(status->status, 200);
-  EXPECT_EQ(status->body, "[]");
-  expect_error(call("GET", "/v2/cudasharedmemory/region/c/status"), 404,
-               "Unable to find cuda shared memory region: 'c'");
-  for (auto target : {"/v2/cudasharedmemory/unregister", "/v2/cudasharedmemory/region/c/unregister"}) {
-    auto un = call("POST", target);
-    ASSERT_TRUE(un);
-    EXPECT_EQ(un->status, 200) << target;
-  }
 }
 
 TEST_F(http_shared_memory, regions_outlive_a_frontend_restart) {

@@ -2,6 +2,7 @@
 
 #include <caf/scoped_actor.hpp>
 
+#include "conch/actors/device_memory_setup.hpp"
 #include "conch/actors/messages.hpp"
 #include "conch/actors/server_core.hpp"
 #include "conch/actors/server_supervisor.hpp"
@@ -46,6 +47,8 @@ runtime::result<server> server::start(caf::actor_system& sys, server_options opt
   CONCH_LOG_INFO << "starting server '" << options.server_id << "' over "
                  << options.model_repository.size() << " model repositor"
                  << (options.model_repository.size() == 1 ? "y" : "ies");
+  // Before the core: its shared-memory registry keeps the provider it sees.
+  install_device_memory();
   auto c = std::make_shared<core>();
   c->sys = &sys;
   c->options = options;

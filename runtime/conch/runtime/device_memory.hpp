@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string_view>
 
 #include "conch/runtime/buffer.hpp"
 #include "conch/runtime/response_allocator.hpp"
@@ -10,9 +11,14 @@
 
 namespace conch::runtime {
 
-/// Allocates pinned host memory and device memory. The CUDA target provides
-/// one (conch/runtime/cuda/cuda_memory.hpp) and installs it with
-/// `set_device_memory`; without it, only host memory exists.
+/// The size of a CUDA IPC memory handle (CUDA_IPC_HANDLE_SIZE), the bytes a
+/// client sends to register a CUDA shared-memory region.
+inline constexpr size_t ipc_handle_size = 64;
+
+/// Allocates pinned host memory and device memory, opens the device memory
+/// of other processes and copies between host and device. The CUDA target
+/// provides one (conch/runtime/cuda/cuda_memory.hpp) and installs it with
+/// `set_device_memory`; without it, only host memory exists. Thread-safe.
 class device_memory {
  public:
   virtual ~device_memory() = default;
@@ -22,6 +28,16 @@ class device_memory {
   virtual result<buffer> allocate_pinned(size_t size) = 0;
   /// Memory on GPU `device_id`.
   virtual result<buffer> allocate_device(size_t size, int64_t device_id) = 0;
+  /// The first `size` bytes of the device memory another process exported as
+  /// `raw_handle` (ipc_handle_size bytes) on GPU `device_id`. The buffer's
+  /// owner closes the handle when the last copy of the buffer goes.
+  /// INVALID_ARG for a handle of the wrong size; the CUDA error otherwise.
+  virtual result<buffer> open_ipc_handle(std::string_view raw_handle, int64_t device_id,
+                                         size_t size) = 0;
+  /// Copies the bytes of `from` to the start of `to`, host or device memory
+  /// either way; returns when the copy is done. INVALID_ARG when `to` is
+  /// smaller than `from`; the CUDA error otherwise.
+  virtual status copy(const buffer& to, const buffer& from) = 0;
 };
 
 /// Installs the process-wide provider (thread-safe; the last call wins).

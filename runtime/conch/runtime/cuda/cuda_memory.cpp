@@ -1,14 +1,21 @@
 #include "conch/runtime/cuda/cuda_memory.hpp"
 
+#include <cstring>
 #include <string>
 
 #include <cuda_runtime_api.h>
 
 namespace conch::runtime::cuda {
 
+static_assert(sizeof(cudaIpcMemHandle_t) == ipc_handle_size,
+              "ipc_handle_size must equal CUDA_IPC_HANDLE_SIZE");
+
 namespace {
 
 status cuda_error(const char* what, cudaError_t err) {
+  // Clears the error the runtime keeps for cudaGetLastError, so that a later
+  // unrelated call does not report it again.
+  (void) cudaGetLastError();
   return {errc::unavailable, std::string{what} + " failed: " + cudaGetErrorString(err)};
 }
 
@@ -16,8 +23,10 @@ status cuda_error(const char* what, cudaError_t err) {
 
 int cuda_memory::device_count() const noexcept {
   int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess)
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void) cudaGetLastError();
     return 0;
+  }
   return n;
 }
 
@@ -41,6 +50,47 @@ result<buffer> cuda_memory::allocate_device(size_t size, int64_t device_id) {
     cudaFree(const_cast<void*>(q));
   }};
   return buffer{std::move(owner), static_cast<std::byte*>(p), size, memory_type::gpu, device_id};
+}
+
+result<buffer> cuda_memory::open_ipc_handle(std::string_view raw_handle, int64_t device_id,
+                                            size_t size) {
+  if (raw_handle.size() != sizeof(cudaIpcMemHandle_t))
+    return invalid_argument("a CUDA IPC handle has " + std::to_string(sizeof(cudaIpcMemHandle_t))
+                            + " bytes, not " + std::to_string(raw_handle.size()));
+  cudaIpcMemHandle_t handle;
+  std::memcpy(&handle, raw_handle.data(), sizeof handle);
+  auto device = static_cast<int>(device_id);
+  if (auto err = cudaSetDevice(device); err != cudaSuccess)
+    return cuda_error("cudaSetDevice", err);
+  void* base = nullptr;
+  if (auto err = cudaIpcOpenMemHandle(&base, handle, cudaIpcMemLazyEnablePeerAccess);
+      err != cudaSuccess)
+    return cuda_error("cudaIpcOpenMemHandle", err);
+  std::shared_ptr<const void> owner{base, [device](const void* q) {
+    cudaSetDevice(device);
+    cudaIpcCloseMemHandle(const_cast<void*>(q));
+  }};
+  return buffer{std::move(owner), static_cast<std::byte*>(base), size, memory_type::gpu,
+                device_id};
+}
+
+status cuda_memory::copy(const buffer& to, const buffer& from) {
+  if (to.size() < from.size())
+    return invalid_argument("cannot copy " + std::to_string(from.size()) + " bytes into "
+                            + std::to_string(to.size()));
+  if (from.empty())
+    return status::ok();
+  if (to.host_accessible() && from.host_accessible()) {
+    std::memcpy(to.data(), from.data(), from.size());
+    return status::ok();
+  }
+  auto device = to.type() == memory_type::gpu ? to.device_id() : from.device_id();
+  if (auto err = cudaSetDevice(static_cast<int>(device)); err != cudaSuccess)
+    return cuda_error("cudaSetDevice", err);
+  if (auto err = cudaMemcpy(to.data(), from.data(), from.size(), cudaMemcpyDefault);
+      err != cudaSuccess)
+    return cuda_error("cudaMemcpy", err);
+  return status::ok();
 }
 
 int register_cuda_memory() {

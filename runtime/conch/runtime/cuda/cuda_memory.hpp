@@ -6,13 +6,21 @@
 
 namespace conch::runtime::cuda {
 
-/// Pinned and device memory through the CUDA runtime (linked statically, so a
-/// machine without a driver simply reports no devices). Thread-safe.
+/// Pinned and device memory, CUDA IPC handles and copies through the CUDA
+/// runtime (linked statically, so a machine without a driver simply reports
+/// no devices). Thread-safe.
 class cuda_memory final : public device_memory {
  public:
   int device_count() const noexcept override;
   result<buffer> allocate_pinned(size_t size) override;
   result<buffer> allocate_device(size_t size, int64_t device_id) override;
+  /// cudaSetDevice, then cudaIpcOpenMemHandle with lazy peer access; the
+  /// owner closes the handle on the same device.
+  result<buffer> open_ipc_handle(std::string_view raw_handle, int64_t device_id,
+                                 size_t size) override;
+  /// cudaMemcpy (cudaMemcpyDefault) after selecting the device of the
+  /// device-side buffer; a plain memcpy between host buffers.
+  status copy(const buffer& to, const buffer& from) override;
 };
 
 /// Installs a cuda_memory as the process's device memory provider. Returns the

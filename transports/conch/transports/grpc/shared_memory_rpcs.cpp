@@ -2,7 +2,6 @@
 // server's one registry of regions, which the HTTP frontend shares.
 
 #include "conch/transports/grpc/inference_service.hpp"
-#include "conch/transports/shm/cuda_regions.hpp"
 
 namespace conch::transports::grpc {
 
@@ -48,12 +47,23 @@ reactor* inference_service::SystemSharedMemoryUnregister(
   return finish(ctx, runtime::status::ok());
 }
 
+// Without GPUs (or a CUDA build) the registry refuses to register, lists no
+// regions and unregisters silently.
 reactor* inference_service::CudaSharedMemoryStatus(
   context* ctx, const inference::CudaSharedMemoryStatusRequest* req,
-  inference::CudaSharedMemoryStatusResponse*) {
+  inference::CudaSharedMemoryStatusResponse* res) {
   if (auto* r = refused(ctx, feature::shared_memory))
     return r;
-  return finish(ctx, shm::cuda_status(req->name()));
+  auto regions = server_->shared_memory()->cuda_status(req->name());
+  if (!regions)
+    return finish(ctx, regions.error());
+  for (const auto& region : *regions) {
+    auto& status = (*res->mutable_regions())[region->name()];
+    status.set_name(region->name());
+    status.set_device_id(static_cast<uint64_t>(region->device_id()));
+    status.set_byte_size(region->byte_size());
+  }
+  return finish(ctx, runtime::status::ok());
 }
 
 reactor* inference_service::CudaSharedMemoryRegister(
@@ -61,15 +71,19 @@ reactor* inference_service::CudaSharedMemoryRegister(
   inference::CudaSharedMemoryRegisterResponse*) {
   if (auto* r = refused(ctx, feature::shared_memory))
     return r;
-  return finish(ctx, shm::register_cuda(req->name()));
+  if (req->name().empty())
+    return finish(ctx, runtime::invalid_argument(
+                         "a shared memory region name is required to register"));
+  return finish(ctx, server_->shared_memory()->register_cuda(req->name(), req->raw_handle(),
+                                                             req->device_id(), req->byte_size()));
 }
 
 reactor* inference_service::CudaSharedMemoryUnregister(
-  context* ctx, const inference::CudaSharedMemoryUnregisterRequest*,
+  context* ctx, const inference::CudaSharedMemoryUnregisterRequest* req,
   inference::CudaSharedMemoryUnregisterResponse*) {
   if (auto* r = refused(ctx, feature::shared_memory))
     return r;
-  // No CUDA region is ever registered, so there is nothing to remove.
+  server_->shared_memory()->unregister_cuda(req->name());
   return finish(ctx, runtime::status::ok());
 }
 

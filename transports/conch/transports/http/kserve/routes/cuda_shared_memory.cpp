@@ -1,18 +1,37 @@
 #include "conch/transports/http/kserve/json_reply.hpp"
 #include "conch/transports/http/kserve/routes/routes.hpp"
-#include "conch/transports/shm/cuda_regions.hpp"
+#include "conch/transports/http/kserve/shared_memory_bodies.hpp"
 
 namespace conch::transports::http::kserve {
 
-// No CUDA regions: answered as every frontend answers (shm/cuda_regions.hpp).
+namespace {
+
+response register_region(shm::region_registry& registry, const route_call& call) {
+  if (call.target.region.empty())
+    return error_reply(
+      runtime::invalid_argument("a shared memory region name is required to register"));
+  auto body = parse_cuda_register_body(*call.req);
+  if (!body)
+    return error_reply(body.error());
+  auto st = registry.register_cuda(call.target.region, body->raw_handle, body->device_id,
+                                   body->byte_size);
+  return st.is_ok() ? empty_reply(200) : error_reply(st);
+}
+
+} // namespace
+
+// A server without GPUs (or built without CUDA) refuses to register, lists
+// none and unregisters silently: the registry answers so.
 void serve_cuda_shared_memory(route_call&& call) {
-  const auto& t = call.target;
-  if (t.action == "status") {
-    auto st = shm::cuda_status(t.region);
-    call.res.send(st.is_ok() ? json_reply("[]") : error_reply(st));
-  } else if (t.action == "register") {
-    call.res.send(error_reply(shm::register_cuda(t.region)));
+  auto& registry = *call.settings.shared_memory;
+  const auto& action = call.target.action;
+  if (action == "status") {
+    auto regions = registry.cuda_status(call.target.region);
+    call.res.send(regions ? json_reply(cuda_status_json(*regions)) : error_reply(regions.error()));
+  } else if (action == "register") {
+    call.res.send(register_region(registry, call));
   } else {
+    registry.unregister_cuda(call.target.region);
     call.res.send(empty_reply(200));
   }
 }

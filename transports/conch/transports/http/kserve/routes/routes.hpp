@@ -47,8 +47,9 @@ void serve_trace(route_call&& call);
 /// /v2/systemsharedmemory[/region/{r}]/{status,register,unregister}.
 void serve_system_shared_memory(route_call&& call);
 
-/// /v2/cudasharedmemory[/region/{r}]/{status,register,unregister}: no CUDA
-/// regions; register is refused, status lists none, unregister succeeds.
+/// /v2/cudasharedmemory[/region/{r}]/{status,register,unregister}: CUDA
+/// IPC regions on a server with GPUs; without, register is refused, status
+/// lists none and unregister succeeds.
 void serve_cuda_shared_memory(route_call&& call);
 
 /// POST .../generate: one JSON object in, one out (spec §1.17).
