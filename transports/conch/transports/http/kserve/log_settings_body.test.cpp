@@ -5,19 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include "conch/transports/http/kserve/test/post_with_body.hpp"
+
 namespace conch::transports::http::kserve {
 namespace {
 
-// A POST request with `body`, kept for the rest of the test run (requests
-// are not copyable and the parsers take them by reference).
-const request& with_body(const std::string& body) {
-  static std::vector<request_ptr> kept;
-  auto r = std::make_shared<request>();
-  r->method = "POST";
-  r->body = runtime::buffer::copy_of(body.data(), body.size());
-  kept.push_back(r);
-  return *r;
-}
+using test::with_body;
 
 TEST(log_settings_body, reads_each_field_and_skips_nulls) {
   auto u = parse_log_settings_body(with_body(

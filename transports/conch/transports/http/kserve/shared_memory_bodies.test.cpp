@@ -6,21 +6,14 @@
 
 #include <gtest/gtest.h>
 
+#include "conch/transports/http/kserve/test/post_with_body.hpp"
+
 #include "conch/runtime/test/fake_device_memory.hpp"
 
 namespace conch::transports::http::kserve {
 namespace {
 
-// A POST request with `body`, kept for the rest of the test run (requests
-// are not copyable and the parsers take them by reference).
-const request& with_body(const std::string& body) {
-  static std::vector<request_ptr> kept;
-  auto r = std::make_shared<request>();
-  r->method = "POST";
-  r->body = runtime::buffer::copy_of(body.data(), body.size());
-  kept.push_back(r);
-  return *r;
-}
+using test::with_body;
 
 std::string parse_failure(const std::string& body) {
   auto r = parse_cuda_register_body(with_body(body));
