@@ -52,13 +52,6 @@ std::string cuda_register_body(const std::string& handle, int64_t device_id,
          + std::to_string(device_id) + R"(,"byte_size":)" + std::to_string(byte_size) + "}";
 }
 
-// An input or output entry's shared-memory parameters.
-std::string shm_params(const std::string& region, uint64_t offset, uint64_t byte_size) {
-  return R"("parameters":{"shared_memory_region":")" + region + R"(","shared_memory_offset":)"
-         + std::to_string(offset) + R"(,"shared_memory_byte_size":)" + std::to_string(byte_size)
-         + "}";
-}
-
 // A server whose device memory is a fake with `devices` GPUs, installed
 // for the test's length (the server keeps the provider it starts with).
 class cuda_fixture : public http_fixture {

@@ -33,13 +33,6 @@ std::string register_body(const std::string& key, uint64_t offset, uint64_t byte
          + std::to_string(byte_size) + "}";
 }
 
-// An input or output entry's shared-memory parameters.
-std::string shm_params(const std::string& region, uint64_t offset, uint64_t byte_size) {
-  return R"("parameters":{"shared_memory_region":")" + region + R"(","shared_memory_offset":)"
-         + std::to_string(offset) + R"(,"shared_memory_byte_size":)" + std::to_string(byte_size)
-         + "}";
-}
-
 class http_shared_memory : public http_fixture {
  protected:
   void SetUp() override { start_all(); }

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -11,6 +12,14 @@
 #include <unistd.h>
 
 namespace conch::tests {
+
+/// An HTTP input or output entry's shared-memory parameters, as JSON members:
+/// `"parameters":{"shared_memory_region":...}`.
+inline std::string shm_params(const std::string& region, uint64_t offset, uint64_t byte_size) {
+  return R"("parameters":{"shared_memory_region":")" + region + R"(","shared_memory_offset":)"
+         + std::to_string(offset) + R"(,"shared_memory_byte_size":)" + std::to_string(byte_size)
+         + "}";
+}
 
 /// A POSIX shared-memory object of a fixed size, created with a unique key,
 /// mapped into the test, and unlinked at the end: what a client of the
