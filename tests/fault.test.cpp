@@ -235,61 +235,83 @@ TEST_F(fault, past_the_adapter_budget_requests_are_refused_not_lost) {
 
 // -- instances ------------------------------------------------------------------------------
 
-TEST_F(fault, a_crashing_instance_fails_its_request_and_is_restarted) {
-  auto created = register_backend("crashy_once", [](const be::instance_context&) {
+// Requests go through infer, or through infer_inline, which runs them on the
+// calling thread when the instance is idle (the direct lane): a crash there
+// must end the same way.
+class instance_fault : public fault_base, public ::testing::WithParamInterface<bool> {
+ protected:
+  runtime::inference_response submit(actors::server& srv, runtime::inference_request request) {
+    if (!GetParam())
+      return infer_sync(srv, std::move(request));
+    response_collector c;
+    srv.infer_inline(std::move(request), c.callback());
+    c.wait_finals(1, 10s);
+    return c.final_response();
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(paths, instance_fault, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? "inline" : "queued"; });
+
+TEST_P(instance_fault, a_crashing_instance_fails_its_request_and_is_restarted) {
+  auto backend = std::string{"crashy_once_"} + (GetParam() ? "inline" : "queued");
+  auto created = register_backend(backend, [](const be::instance_context&) {
     return runtime::result<std::unique_ptr<be::backend_instance>>{
       std::unique_ptr<be::backend_instance>{std::make_unique<crashing_instance>()}};
   });
-  repo_.add_model("crashy", model_on("crashy", "crashy_once"));
+  repo_.add_model("crashy", model_on("crashy", backend));
   auto srv = serve(3);
   ASSERT_TRUE(srv.model_ready("crashy"));
   EXPECT_EQ(created->load(), 1);
-  auto crashed = infer_sync(srv, with_parameter(small_request("crashy", "c"), "crash", 1));
+  auto crashed = submit(srv, with_parameter(small_request("crashy", "c"), "crash", 1));
   EXPECT_EQ(crashed.error.code(), errc::internal) << crashed.error.to_string();
   EXPECT_NE(crashed.error.message().find("boom"), std::string::npos) << crashed.error.message();
-  auto fine = infer_sync(srv, small_request("crashy", "fine"));
+  // The replacement starts on its own; a request sent meanwhile waits for it.
+  auto fine = submit(srv, small_request("crashy", "fine"));
   ASSERT_TRUE(fine.error.is_ok()) << fine.error.to_string();
   EXPECT_EQ(values_of<float>(fine.outputs.at(0)), (std::vector<float>{1.0f, 2.0f, 3.0f, 4.0f}));
   EXPECT_EQ(created->load(), 2);
   EXPECT_TRUE(srv.model_ready("crashy"));
 }
 
-TEST_F(fault, an_instance_crashing_past_its_budget_makes_the_model_unavailable) {
-  register_backend("crashy_often", [](const be::instance_context&) {
+TEST_P(instance_fault, an_instance_crashing_past_its_budget_makes_the_model_unavailable) {
+  auto backend = std::string{"crashy_often_"} + (GetParam() ? "inline" : "queued");
+  register_backend(backend, [](const be::instance_context&) {
     return runtime::result<std::unique_ptr<be::backend_instance>>{
       std::unique_ptr<be::backend_instance>{std::make_unique<crashing_instance>()}};
   });
-  repo_.add_model("crashy", model_on("crashy", "crashy_often"));
+  repo_.add_model("crashy", model_on("crashy", backend));
   repo_.add_model("bystander", identity_config("bystander", 8));
   constexpr uint32_t budget = 2;
   auto srv = serve(budget);
   for (uint32_t i = 0; i < budget; ++i) {
     SCOPED_TRACE(i);
-    auto r = infer_sync(srv, with_parameter(small_request("crashy", "c"), "crash", 1));
+    auto r = submit(srv, with_parameter(small_request("crashy", "c"), "crash", 1));
     EXPECT_EQ(r.error.code(), errc::internal) << r.error.to_string();
-    EXPECT_TRUE(infer_sync(srv, small_request("crashy", "ok")).error.is_ok());
+    EXPECT_TRUE(submit(srv, small_request("crashy", "ok")).error.is_ok());
   }
-  auto last = infer_sync(srv, with_parameter(small_request("crashy", "c"), "crash", 1));
+  auto last = submit(srv, with_parameter(small_request("crashy", "c"), "crash", 1));
   EXPECT_EQ(last.error.code(), errc::internal) << last.error.to_string();
   ASSERT_TRUE(eventually([&] { return !srv.model_ready("crashy"); }));
   auto entry = entry_of(srv, "crashy");
   ASSERT_TRUE(entry);
   EXPECT_EQ(entry->state, model_state::unavailable) << model_state_name(entry->state);
   EXPECT_FALSE(entry->reason.empty());
-  auto after = infer_sync(srv, small_request("crashy", "after"));
+  auto after = submit(srv, small_request("crashy", "after"));
   EXPECT_FALSE(after.error.is_ok());
   // Other models are not affected.
-  EXPECT_TRUE(infer_sync(srv, fp32_request("bystander", "b")).error.is_ok());
+  EXPECT_TRUE(submit(srv, fp32_request("bystander", "b")).error.is_ok());
 }
 
-TEST_F(fault, an_instance_that_does_not_answer_fails_the_request) {
-  register_backend("silent", [](const be::instance_context&) {
+TEST_P(instance_fault, an_instance_that_does_not_answer_fails_the_request) {
+  auto backend = std::string{"silent_"} + (GetParam() ? "inline" : "queued");
+  register_backend(backend, [](const be::instance_context&) {
     return runtime::result<std::unique_ptr<be::backend_instance>>{
       std::unique_ptr<be::backend_instance>{std::make_unique<silent_instance>()}};
   });
-  repo_.add_model("quiet", model_on("quiet", "silent"));
+  repo_.add_model("quiet", model_on("quiet", backend));
   auto srv = serve();
-  auto r = infer_sync(srv, small_request("quiet", "q"));
+  auto r = submit(srv, small_request("quiet", "q"));
   EXPECT_EQ(r.error.code(), errc::internal) << r.error.to_string();
   EXPECT_NE(r.error.message().find("without answering"), std::string::npos) << r.error.message();
 }

@@ -17,20 +17,24 @@ void route(const model_table& table, runtime::job_ptr& job) {
     job->fail(entry.error(), runtime::failure_kind::other);
     return;
   }
-  const auto& version = **entry;
-  if (auto st = runtime::validation::validate_request(request, *version.config); !st) {
+  if (accept_for(**entry, job))
+    caf::anon_send((*entry)->scheduler, std::move(job));
+}
+
+} // namespace
+
+bool accept_for(const version_entry& version, runtime::job_ptr& job) {
+  if (auto st = runtime::validation::validate_request(job->request(), *version.config); !st) {
     if (version.stats)
       job->set_model_observer(version.stats);
     job->fail(std::move(st), runtime::failure_kind::other);
-    return;
+    return false;
   }
   job->resolve(version.version);
   if (version.labels)
     job->set_labels(version.labels);
-  caf::anon_send(version.scheduler, std::move(job));
+  return true;
 }
-
-} // namespace
 
 caf::behavior adapter(caf::event_based_actor* self) {
   auto state = std::make_shared<adapter_state>();

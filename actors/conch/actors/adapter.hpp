@@ -13,4 +13,9 @@ namespace conch::actors {
 /// acknowledged, so a load returns only once every adapter sees the model.
 caf::behavior adapter(caf::event_based_actor* self);
 
+/// What an adapter does to a job once its version is resolved: validates the
+/// request against the version's configuration and marks the job as served
+/// by it. False when the request is invalid; the job is answered then.
+bool accept_for(const version_entry& version, runtime::job_ptr& job);
+
 } // namespace conch::actors

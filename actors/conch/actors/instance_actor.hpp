@@ -9,8 +9,10 @@
 
 namespace conch::actors {
 
-/// Runs one backend instance: creates it on `init_atom`, executes batches on
-/// `execute_atom` and answers `done_atom` (one credit back to the scheduler).
+/// Runs one backend instance: creates it on `init_atom` (answering the status
+/// and the instance, which the scheduler may lend to its direct lane while
+/// this actor is idle), executes batches on `execute_atom` and answers
+/// `done_atom` (one credit back to the scheduler).
 /// Spawned detached when the backend may block, so a slow model never holds a
 /// scheduler thread. A backend that throws fails its batch and then ends the
 /// actor with an error, so the scheduler can restart a fresh instance.
@@ -26,12 +28,11 @@ class instance_actor : public caf::event_based_actor {
 
  private:
   runtime::status init();
-  void execute(runtime::backends::batch& jobs);
 
   backend_model_ptr model_;
   runtime::backends::instance_context context_;
   std::shared_ptr<runtime::statistics::model_statistics> stats_;
-  std::unique_ptr<runtime::backends::backend_instance> instance_;
+  instance_ptr instance_;
   bool decoupled_;
   int32_t max_batch_size_;
   bool crashed_ = false;

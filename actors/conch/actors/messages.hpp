@@ -52,6 +52,9 @@ using batch_ptr = std::shared_ptr<runtime::backends::batch>;
 /// A loaded backend model, shared by the instances of one version.
 using backend_model_ptr = std::shared_ptr<runtime::backends::backend_model>;
 
+/// A ready backend instance, as its actor reports it to the scheduler.
+using instance_ptr = std::shared_ptr<runtime::backends::backend_instance>;
+
 /// A response held back for ordered delivery.
 struct held_response {
   runtime::job_ptr job;
@@ -63,6 +66,7 @@ struct held_response {
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(conch::runtime::job_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(conch::actors::batch_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(conch::actors::backend_model_ptr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(conch::actors::instance_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(conch::actors::held_response)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(conch::actors::model_table_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(conch::runtime::status)

@@ -43,6 +43,7 @@ caf::behavior model_scheduler::make_behavior() {
     },
     [this](runtime::job_ptr& job) { admit(std::move(job)); },
     [this](done_atom, size_t index) { on_done(index, current_sender()); },
+    [this](credit_atom, size_t index, bool crashed) { on_credit(index, crashed); },
     [this](timer_atom, uint64_t generation) {
       if (generation != timer_generation_)
         return;
@@ -66,6 +67,7 @@ caf::behavior model_scheduler::make_behavior() {
 }
 
 void model_scheduler::on_exit() {
+  retire_lane();
   // Answer what is still queued with the reason, directly: the ordering
   // router would send the answers to this actor, which takes no more mail.
   router_.reset();
@@ -156,14 +158,19 @@ void model_scheduler::spawn_instance(size_t index) {
   ++pending_inits_;
   auto handle = slot.handle;
   request(handle, caf::infinite, init_atom_v)
-    .then([this, index, handle](status& st) { on_instance_init(index, handle, std::move(st)); },
-          [this, index, handle](caf::error&) {
-            on_instance_init(index, handle,
-                             runtime::internal_error("model instance stopped while initializing"));
-          });
+    .then(
+      [this, index, handle](status& st, instance_ptr& instance) {
+        on_instance_init(index, handle, std::move(st), std::move(instance));
+      },
+      [this, index, handle](caf::error&) {
+        on_instance_init(index, handle,
+                         runtime::internal_error("model instance stopped while initializing"),
+                         nullptr);
+      });
 }
 
-void model_scheduler::on_instance_init(size_t index, caf::actor handle, status st) {
+void model_scheduler::on_instance_init(size_t index, caf::actor handle, status st,
+                                       instance_ptr instance) {
   --pending_inits_;
   auto& slot = slots_[index];
   if (slot.handle != handle)
@@ -176,13 +183,18 @@ void model_scheduler::on_instance_init(size_t index, caf::actor handle, status s
     return;
   }
   slot.ready = true;
+  slot.instance = std::move(instance);
   idle_.push_back(index);
-  if (loading_ && pending_inits_ == 0) {
+  bool loaded = loading_ && pending_inits_ == 0;
+  if (loaded) {
     loading_ = false;
     ready_ = true;
-    load_rp_.deliver(status::ok());
   }
+  // Idle instances are lent before the load is answered, so a request sent
+  // once the model is READY finds them.
   dispatch();
+  if (loaded)
+    load_rp_.deliver(status::ok());
   maybe_finish_drain();
 }
 
@@ -222,6 +234,8 @@ void model_scheduler::admit(runtime::job_ptr job) {
 }
 
 void model_scheduler::dispatch() {
+  if (!queue_.empty() && lent_ > 0)
+    recall();
   while (!idle_.empty() && !queue_.empty()) {
     auto t = now();
     auto d = queue_.next(t);
@@ -243,6 +257,7 @@ void model_scheduler::dispatch() {
   }
   if (auto deadline = queue_.next_deadline(); deadline != 0)
     arm_timer(deadline);
+  lend_idle();
 }
 
 void model_scheduler::run_batch(size_t index, runtime::backends::batch jobs) {
@@ -313,6 +328,7 @@ void model_scheduler::hold(held_response h) {
 caf::result<status> model_scheduler::begin_drain() {
   // Everyone who asks is answered when the drain is complete.
   draining_ = true;
+  recall();
   auto rp = make_response_promise();
   drain_rps_.push_back(rp);
   maybe_finish_drain();
@@ -332,11 +348,12 @@ void model_scheduler::abort_all() {
   outstanding_.clear();
   aborted_ = true;
   draining_ = true;
+  recall();
   maybe_finish_drain();
 }
 
 void model_scheduler::maybe_finish_drain() {
-  if (!draining_ || !queue_.empty() || loading_)
+  if (!draining_ || !queue_.empty() || loading_ || lent_ > 0)
     return;
   for (auto& slot : slots_)
     if (slot.running || (slot.handle && !slot.ready))
@@ -394,19 +411,38 @@ void model_scheduler::on_instance_down(const caf::down_msg& msg) {
                   failure_kind::backend);
     slot.running.reset();
   }
-  bool expected = draining_ || msg.reason == caf::exit_reason::user_shutdown;
+  if (slot.lent) {
+    if (!spec_.lane->reclaim(index)) {
+      // A submitting thread runs the instance right now; its replacement
+      // starts when the lease ends (on_credit).
+      slot.replace_on_return = true;
+      slot.down_reason = msg.reason;
+      return;
+    }
+    slot.lent = false;
+    --lent_;
+  }
+  replace_instance(index, msg.reason);
+}
+
+void model_scheduler::replace_instance(size_t index, const caf::error& reason) {
+  auto& slot = slots_[index];
+  slot.instance.reset();
+  if (spec_.lane)
+    spec_.lane->unbind(index);
+  bool expected = draining_ || reason == caf::exit_reason::user_shutdown;
   if (expected) {
     maybe_finish_drain();
     return;
   }
   if (slot.restarts++ < spec_.restart_budget) {
     CONCH_LOG_WARN << "model instance '" << slot.context.name << "' stopped unexpectedly ("
-                   << to_string(msg.reason) << "), restarting it";
+                   << to_string(reason) << "), restarting it";
     spawn_instance(index);
     return;
   }
   CONCH_LOG_ERROR << "model instance '" << slot.context.name << "' stopped unexpectedly ("
-                  << to_string(msg.reason) << ") and has no restarts left";
+                  << to_string(reason) << ") and has no restarts left";
   if (live_instances_ == 0 && !loading_) {
     fail_queued(runtime::unavailable("model '" + spec_.context.name
                                      + "' is unavailable: its instances failed repeatedly"),

@@ -8,6 +8,7 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/response_promise.hpp>
 
+#include "conch/actors/direct_lane.hpp"
 #include "conch/actors/messages.hpp"
 #include "conch/runtime/backends/registry.hpp"
 #include "conch/runtime/batching/batch_queue.hpp"
@@ -25,6 +26,10 @@ struct scheduler_spec {
   /// Blocking backends get threads of their own. Deterministic tests turn
   /// this off so that every actor runs on the test scheduler.
   bool allow_detached = true;
+  /// Where idle instances are lent to submitting threads; null when the
+  /// model must go through the queue (see lane_eligible). Instances of a
+  /// blocking backend are never lent.
+  std::shared_ptr<direct_lane> lane;
 };
 
 /// Serves one model version: loads its backend and instances (`init_atom`),
@@ -32,6 +37,10 @@ struct scheduler_spec {
 /// (its credit), reorders responses when the configuration asks for it,
 /// cancels queued jobs, and drains on `stop_atom` (or cancels everything on
 /// `abort_atom`). Ends with an error when its instances keep crashing.
+///
+/// While its queue is empty it lends idle instances to its direct lane, and
+/// recalls them when work queues up or it drains; a lessee returns one with
+/// `credit_atom` when it was recalled or crashed.
 class model_scheduler : public caf::event_based_actor {
  public:
   model_scheduler(caf::actor_config& cfg, scheduler_spec spec);
@@ -45,15 +54,23 @@ class model_scheduler : public caf::event_based_actor {
     caf::actor handle;
     runtime::backends::instance_context context;
     batch_ptr running;
+    /// The backend instance, once ready: what the direct lane runs.
+    instance_ptr instance;
     size_t restarts = 0;
     bool ready = false;
+    /// Parked in or leased from the direct lane.
+    bool lent = false;
+    /// The actor ended while its instance was leased: replace it on return.
+    bool replace_on_return = false;
+    caf::error down_reason;
   };
 
   // -- loading ---------------------------------------------------------------
   caf::result<runtime::status> start_loading();
   void on_model_loaded(backend_model_ptr model, runtime::status st);
   void spawn_instance(size_t index);
-  void on_instance_init(size_t index, caf::actor handle, runtime::status st);
+  void on_instance_init(size_t index, caf::actor handle, runtime::status st,
+                        instance_ptr instance);
   void fail_loading(runtime::status st);
 
   // -- request path ----------------------------------------------------------
@@ -64,6 +81,13 @@ class model_scheduler : public caf::event_based_actor {
   void expire_and_cancel(uint64_t now);
   void arm_timer(uint64_t wake_at);
   void hold(held_response h);
+
+  // -- the direct lane ---------------------------------------------------------
+  bool lending() const;
+  void lend_idle();
+  void recall();
+  void on_credit(size_t index, bool crashed);
+  void retire_lane();
   uint64_t now() const;
 
   // -- stopping --------------------------------------------------------------
@@ -71,6 +95,7 @@ class model_scheduler : public caf::event_based_actor {
   void abort_all();
   void maybe_finish_drain();
   void on_instance_down(const caf::down_msg& msg);
+  void replace_instance(size_t index, const caf::error& reason);
   /// Forgets the outstanding jobs that completed; true when some are left.
   bool outstanding_left();
   void fail_queued(const runtime::status& st, runtime::failure_kind kind,
@@ -96,6 +121,7 @@ class model_scheduler : public caf::event_based_actor {
   uint64_t timer_generation_ = 0;
   size_t pending_inits_ = 0;
   size_t live_instances_ = 0;
+  size_t lent_ = 0;
   bool loading_ = false;
   bool aborted_ = false;
   bool drain_poll_armed_ = false;

@@ -22,6 +22,8 @@ struct recording_log {
   std::vector<std::vector<std::string>> batches;
   bool hold = false;
   std::vector<job_ptr> held;
+  int created = 0;
+  bool blocking = false;
 };
 
 class recording_instance : public backends::backend_instance {
@@ -51,8 +53,10 @@ class recording_model : public backends::backend_model {
   explicit recording_model(std::shared_ptr<recording_log> log) : log_(std::move(log)) {}
   result<std::unique_ptr<backends::backend_instance>>
   create_instance(const backends::instance_context&) override {
+    ++log_->created;
     return std::unique_ptr<backends::backend_instance>{new recording_instance(log_)};
   }
+  bool blocking() const noexcept override { return log_->blocking; }
 
  private:
   std::shared_ptr<recording_log> log_;
@@ -79,6 +83,8 @@ struct scheduler_test : test::deterministic_fixture {
   outcome out;
   inference::ModelConfig config;
   caf::actor scheduler;
+  /// The direct lane the scheduler lends to; none unless a test sets one.
+  std::shared_ptr<direct_lane> lane;
 
   scheduler_test() {
     config.set_name("m");
@@ -108,6 +114,7 @@ struct scheduler_test : test::deterministic_fixture {
     };
     spec.stats = std::make_shared<statistics::model_statistics>("m", 1, false, 8, nullptr);
     spec.allow_detached = false;
+    spec.lane = lane;
     scheduler = sys.spawn<model_scheduler>(std::move(spec));
     status loaded = internal_error("no answer");
     auto self = sys.spawn([&](caf::event_based_actor* s) {
@@ -117,15 +124,32 @@ struct scheduler_test : test::deterministic_fixture {
     ASSERT_TRUE(loaded) << loaded.to_string();
   }
 
-  job_ptr submit(const std::string& id, uint64_t priority = 0, uint64_t timeout_us = 0) {
+  job_ptr make_job(const std::string& id, uint64_t priority = 0, uint64_t timeout_us = 0) {
     inference_request r;
     r.model_name = "m";
     r.id = id;
     r.priority = priority;
     r.timeout_us = timeout_us;
-    auto job = std::make_shared<inference_job>(std::move(r), out.callback(id));
+    return std::make_shared<inference_job>(std::move(r), out.callback(id));
+  }
+
+  job_ptr submit(const std::string& id, uint64_t priority = 0, uint64_t timeout_us = 0) {
+    auto job = make_job(id, priority, timeout_us);
     caf::anon_send(scheduler, job);
     return job;
+  }
+
+  /// Runs `id` on leased instance `index`, as a submitting thread does.
+  void run_leased(size_t index, const std::string& id) {
+    backends::batch jobs{make_job(id)};
+    lane->bound(index).instance->execute(jobs);
+  }
+
+  /// Ends the lease of `index` and, when the lane says so, sends the credit.
+  void release(size_t index, bool crashed = false) {
+    if (lane->release(index, crashed))
+      caf::anon_send(scheduler, credit_atom_v, index, crashed);
+    run();
   }
 
   void dynamic_batching(std::vector<int> preferred, uint64_t delay_us) {
@@ -330,6 +354,83 @@ TEST_F(scheduler_test, a_model_whose_instances_fail_to_start_reports_the_reason)
   run();
   EXPECT_EQ(loaded.code(), errc::invalid_argument);
   EXPECT_NE(loaded.message().find("weights are missing"), std::string::npos);
+}
+
+// -- the direct lane ------------------------------------------------------------
+
+TEST_F(scheduler_test, lends_its_idle_instance_to_the_lane_once_loaded) {
+  lane = std::make_shared<direct_lane>(1);
+  start();
+  auto index = lane->try_lease();
+  ASSERT_TRUE(index);
+  run_leased(*index, "inline");
+  ASSERT_EQ(log->batches.size(), 1u);
+  EXPECT_EQ(log->batches[0], std::vector<std::string>{"inline"});
+  EXPECT_EQ(out.code_of("inline"), errc::ok);
+  release(*index);
+  EXPECT_TRUE(lane->try_lease()) << "not wanted back: parked again";
+}
+
+TEST_F(scheduler_test, a_queued_request_recalls_the_lane_and_waits_for_a_leased_instance) {
+  lane = std::make_shared<direct_lane>(1);
+  start();
+  auto index = lane->try_lease();
+  ASSERT_TRUE(index);
+  submit("queued");
+  run();
+  EXPECT_TRUE(log->batches.empty()) << "ran on a leased instance";
+  EXPECT_FALSE(lane->try_lease()) << "a lane with queued work lends nothing";
+  ASSERT_TRUE(lane->release(*index, false)) << "the scheduler wants it back";
+  caf::anon_send(scheduler, credit_atom_v, *index, false);
+  run();
+  ASSERT_EQ(log->batches.size(), 1u);
+  EXPECT_EQ(out.code_of("queued"), errc::ok);
+  EXPECT_TRUE(lane->try_lease()) << "the queue is empty again: lent again";
+}
+
+TEST_F(scheduler_test, stop_waits_for_a_leased_instance) {
+  lane = std::make_shared<direct_lane>(1);
+  start();
+  auto index = lane->try_lease();
+  ASSERT_TRUE(index);
+  status drained = internal_error("no answer");
+  sys.spawn([&](caf::event_based_actor* s) {
+    s->request(scheduler, caf::infinite, stop_atom_v).then([&](status& st) { drained = st; });
+  });
+  run();
+  EXPECT_FALSE(drained) << "stop answered while an instance was leased";
+  run_leased(*index, "last");
+  release(*index);
+  EXPECT_TRUE(drained) << drained.to_string();
+  EXPECT_EQ(out.code_of("last"), errc::ok);
+  EXPECT_FALSE(lane->try_lease()) << "a drained model lends nothing";
+  scheduler = nullptr;
+}
+
+TEST_F(scheduler_test, an_instance_that_crashed_on_the_lane_is_replaced) {
+  lane = std::make_shared<direct_lane>(1);
+  start();
+  ASSERT_EQ(log->created, 1);
+  auto index = lane->try_lease();
+  ASSERT_TRUE(index);
+  auto first = lane->bound(*index).instance;
+  release(*index, true);
+  EXPECT_EQ(log->created, 2);
+  auto again = lane->try_lease();
+  ASSERT_TRUE(again) << "the replacement is lent";
+  EXPECT_NE(lane->bound(*again).instance, first);
+  release(*again);
+}
+
+TEST_F(scheduler_test, a_blocking_model_lends_nothing) {
+  lane = std::make_shared<direct_lane>(1);
+  log->blocking = true;
+  start();
+  EXPECT_FALSE(lane->try_lease());
+  submit("a");
+  run();
+  EXPECT_EQ(out.code_of("a"), errc::ok);
+  EXPECT_FALSE(lane->try_lease());
 }
 
 } // namespace

@@ -8,6 +8,7 @@
 
 #include <caf/actor.hpp>
 
+#include "conch/actors/direct_lane.hpp"
 #include "conch/actors/model_state.hpp"
 #include "conch/runtime/output_labels.hpp"
 #include "conch/runtime/result.hpp"
@@ -27,6 +28,9 @@ struct version_entry {
   std::shared_ptr<runtime::statistics::model_statistics> stats;
   /// The class labels of the model's outputs; null when it has none.
   std::shared_ptr<const runtime::output_labels> labels;
+  /// Where the scheduler lends idle instances; null when the model is not
+  /// eligible (scheduler_hooks.hpp, lane_eligible).
+  std::shared_ptr<direct_lane> lane;
 };
 
 /// One model: its versions, ascending.

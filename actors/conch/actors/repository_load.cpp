@@ -4,6 +4,7 @@
 
 #include "conch/actors/model_scheduler.hpp"
 #include "conch/actors/repository_actor.hpp"
+#include "conch/actors/scheduler_hooks.hpp"
 #include "conch/runtime/backends/registry.hpp"
 #include "conch/runtime/clock.hpp"
 #include "conch/runtime/logging/log.hpp"
@@ -105,6 +106,8 @@ version_entry repository_actor::start_version(const std::string& name, int64_t v
   spec.stats = entry.stats;
   spec.restart_budget = options_.restart_budget;
   spec.allow_detached = allow_detached_;
+  if (lane_eligible(*config))
+    spec.lane = entry.lane = std::make_shared<direct_lane>(instance_contexts(*config).size());
   entry.scheduler = spawn<model_scheduler, caf::monitored>(std::move(spec));
   schedulers_.push_back(entry.scheduler);
   return entry;
@@ -205,6 +208,7 @@ void repository_actor::finish_load(const std::string& name,
       entry.reason = f->second.message();
       entry.scheduler = nullptr;
       entry.stats = nullptr;
+      entry.lane = nullptr;
       continue;
     }
     entry.state = model_state::ready;
@@ -221,7 +225,7 @@ void repository_actor::finish_load(const std::string& name,
     if (entry.scheduler)
       retired.push_back(entry.scheduler);
     loaded[v] = version_entry{v, model_state::unavailable, entry.scheduler ? "unloaded" : entry.reason,
-                              entry.config, nullptr, nullptr, nullptr};
+                              entry.config, nullptr, nullptr, nullptr, nullptr};
   }
   // The files of an override stay as long as a version loaded from them serves.
   if (any_new) {

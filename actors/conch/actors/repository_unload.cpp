@@ -34,6 +34,7 @@ void repository_actor::unload(const std::string& name, done_fn done) {
         entry.reason = "unloaded";
         entry.scheduler = nullptr;
         entry.stats = nullptr;
+        entry.lane = nullptr;
       }
       if (!record.override_dir.empty()) {
         runtime::repository::remove_override_directory(record.override_dir);

@@ -34,6 +34,12 @@ bool needs_ordering(const inference::ModelConfig& config) {
   return instances > 1;
 }
 
+bool lane_eligible(const inference::ModelConfig& config) {
+  return !config.model_transaction_policy().decoupled() && !config.has_dynamic_batching()
+         && !config.has_sequence_batching() && !config.has_ensemble_scheduling()
+         && !needs_ordering(config);
+}
+
 std::vector<runtime::backends::instance_context>
 instance_contexts(const inference::ModelConfig& config) {
   std::vector<runtime::backends::instance_context> out;

@@ -38,6 +38,12 @@ class ordering_router final : public runtime::response_router {
 /// batching (where a client expects FIFO answers).
 bool needs_ordering(const inference::ModelConfig& config);
 
+/// True when idle instances of this model may run requests on the threads
+/// that submit them (the direct lane): a request then waits in no queue, so
+/// the model must neither batch (dynamic or sequence batching), nor stream
+/// (decoupled), nor need its responses reordered.
+bool lane_eligible(const inference::ModelConfig& config);
+
 /// One context per instance of the (normalised) configuration, named
 /// "<group>_<index in group>" as Triton names them.
 std::vector<runtime::backends::instance_context>

@@ -145,6 +145,14 @@ class server {
   /// server stopping — arrive the same way, as one final response.
   request_handle infer(runtime::inference_request request, runtime::response_callback on_response);
 
+  /// As infer, but a small request to a model that neither batches nor
+  /// blocks runs on the calling thread when one of the model's instances is
+  /// idle (its direct lane; see server_options::direct_lane), and then
+  /// `on_response` is called before this returns. For callers whose thread
+  /// may run such a model for a moment: the HTTP loops.
+  request_handle infer_inline(runtime::inference_request request,
+                              runtime::response_callback on_response);
+
   // -- frontends and metrics ----------------------------------------------------------
 
   /// Adds a frontend to the server's tree and starts it. The server stops it
@@ -174,6 +182,8 @@ class server {
 
  private:
   explicit server(std::shared_ptr<core> c) : core_(std::move(c)) {}
+  request_handle submit(runtime::inference_request request, runtime::response_callback on_response,
+                        bool inline_ok);
   std::shared_ptr<core> core_;
 };
 

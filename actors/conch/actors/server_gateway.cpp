@@ -139,4 +139,10 @@ transports::cancel_fn server_gateway::infer(runtime::inference_request request,
   return [handle] { handle.cancel(); };
 }
 
+transports::cancel_fn server_gateway::infer_inline(runtime::inference_request request,
+                                                   runtime::response_callback on_response) {
+  auto handle = srv_.infer_inline(std::move(request), std::move(on_response));
+  return [handle] { handle.cancel(); };
+}
+
 } // namespace conch::actors

@@ -37,6 +37,8 @@ class server_gateway final : public transports::gateway {
   std::shared_ptr<transports::shm::region_registry> shared_memory() const override;
   transports::cancel_fn infer(runtime::inference_request request,
                               runtime::response_callback on_response) override;
+  transports::cancel_fn infer_inline(runtime::inference_request request,
+                                     runtime::response_callback on_response) override;
 
  private:
   server srv_;

@@ -5,6 +5,7 @@
 
 #include <caf/scoped_actor.hpp>
 
+#include "conch/actors/inline_submit.hpp"
 #include "conch/actors/messages.hpp"
 #include "conch/actors/server_core.hpp"
 
@@ -111,12 +112,24 @@ status server::poll_repository() {
 
 request_handle server::infer(runtime::inference_request request,
                              runtime::response_callback on_response) {
+  return submit(std::move(request), std::move(on_response), false);
+}
+
+request_handle server::infer_inline(runtime::inference_request request,
+                                    runtime::response_callback on_response) {
+  return submit(std::move(request), std::move(on_response), core_->options.direct_lane);
+}
+
+request_handle server::submit(runtime::inference_request request,
+                              runtime::response_callback on_response, bool inline_ok) {
   auto job = std::make_shared<runtime::inference_job>(std::move(request), std::move(on_response));
   auto& c = *core_;
   if (!c.flags->accepting.load(std::memory_order_acquire) || !c.inprocess->admit(*job)) {
     job->fail(runtime::unavailable("Server is stopping"), runtime::failure_kind::other);
     return request_handle{std::move(job)};
   }
+  if (inline_ok && submit_inline(*c.flags->table(), job))
+    return request_handle{std::move(job)};
   const auto* adapter = c.slots->pick();
   if (adapter == nullptr || !*adapter) {
     job->fail(runtime::unavailable("Server is stopping"), runtime::failure_kind::other);

@@ -43,6 +43,10 @@ struct server_options {
   uint32_t adapter_count = 2;
   /// Restarts allowed for crashed adapters, and per instance of a model.
   uint32_t restart_budget = 3;
+  /// Lets server::infer_inline run small requests to models that neither
+  /// batch nor block on the submitting thread while an instance is idle;
+  /// false sends every request through the adapters and schedulers.
+  bool direct_lane = true;
   /// Number of GPUs to assume for KIND_AUTO/KIND_GPU groups; -1 asks CUDA.
   int32_t gpu_count = -1;
   /// The system gauges (CPU, GPU, pinned memory); false switches them all

@@ -155,6 +155,14 @@ class gateway {
   /// Returns what cancels the request.
   virtual cancel_fn infer(runtime::inference_request request,
                           runtime::response_callback on_response) = 0;
+
+  /// As infer, but the server may answer a small request on the calling
+  /// thread, calling `on_response` before this returns. For callers that
+  /// expect that: an HTTP loop, whose responders queue the answer.
+  virtual cancel_fn infer_inline(runtime::inference_request request,
+                                 runtime::response_callback on_response) {
+    return infer(std::move(request), std::move(on_response));
+  }
 };
 
 using gateway_ptr = std::shared_ptr<gateway>;

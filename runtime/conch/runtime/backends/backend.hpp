@@ -42,7 +42,9 @@ struct instance_context {
 using batch = std::vector<job_ptr>;
 
 /// An execution context of a model: owns whatever state running the model
-/// needs. Only one thread calls execute() at a time.
+/// needs. Only one thread calls execute() at a time, but not always the same
+/// one: an instance of a model that does not block may also run requests on
+/// the threads that submit them (the scheduler's direct lane).
 class backend_instance {
  public:
   virtual ~backend_instance() = default;
@@ -59,11 +61,12 @@ class backend_model {
  public:
   virtual ~backend_model() = default;
 
-  /// Creates one instance. Called on the thread that will run it.
+  /// Creates one instance, on the thread of the actor that will run it.
   virtual result<std::unique_ptr<backend_instance>> create_instance(const instance_context&) = 0;
 
   /// True when execute() may block (sleeps, Python, external runtimes): such
-  /// instances get a thread of their own instead of a scheduler thread.
+  /// instances get a thread of their own instead of a scheduler thread, and
+  /// never run on the threads that submit requests.
   virtual bool blocking() const noexcept { return false; }
 };
 

@@ -108,7 +108,9 @@ void serve_infer(route_call&& call) {
   auto pending = std::make_shared<pending_infer>(
     pending_infer{std::move(*decoded), std::move(call.res), std::move(call.ticket), call.req,
                   std::nullopt, std::move(*shm_outputs)});
-  auto cancel = server.infer(std::move(request), [pending](runtime::inference_response&& r) {
+  // The loop may run a small request itself: the answer then goes through
+  // the responder's queue before infer_inline returns.
+  auto cancel = server.infer_inline(std::move(request), [pending](runtime::inference_response&& r) {
     pending->on_response(std::move(r));
   });
   // A client that leaves cancels its request; the hook is dropped once the

@@ -1,0 +1,83 @@
+#include "conch/actors/inline_submit.hpp"
+
+#include <utility>
+#include <vector>
+
+#include <caf/send.hpp>
+
+#include "conch/actors/adapter.hpp"
+#include "conch/actors/instance_execution.hpp"
+#include "conch/actors/messages.hpp"
+#include "conch/runtime/clock.hpp"
+
+namespace conch::actors {
+
+namespace {
+
+size_t input_bytes(const runtime::inference_request& request) noexcept {
+  size_t total = 0;
+  for (const auto& input : request.inputs)
+    total += input.data.size();
+  return total;
+}
+
+// Holds the responses of a leased run until the lease ends, so answering
+// the client (encoding, writing to a queue) does not keep the instance from
+// the next request. One per thread: a lessee runs one job at a time.
+class held_responses final : public runtime::response_router {
+ public:
+  void route(runtime::job_ptr job, runtime::inference_response&& r) override {
+    held_.emplace_back(std::move(job), std::move(r));
+  }
+
+  void deliver_all() {
+    for (auto& [job, r] : held_)
+      job->deliver(std::move(r));
+    held_.clear();
+  }
+
+ private:
+  std::vector<std::pair<runtime::job_ptr, runtime::inference_response>> held_;
+};
+
+const std::shared_ptr<held_responses>& thread_held_responses() {
+  thread_local auto held = std::make_shared<held_responses>();
+  return held;
+}
+
+void run_leased(const version_entry& version, size_t index, const runtime::job_ptr& job) {
+  auto& lane = *version.lane;
+  const auto& bound = lane.bound(index);
+  const auto& held = thread_held_responses();
+  job->set_model_observer(version.stats);
+  job->set_router(held);
+  job->times().queue_start = runtime::now_ns();
+  runtime::backends::batch jobs{job};
+  bool healthy = execute_batch(
+    {*bound.instance, bound.context, *version.stats, false, version.config->max_batch_size()},
+    jobs);
+  if (lane.release(index, !healthy))
+    caf::anon_send(version.scheduler, credit_atom_v, index, !healthy);
+  job->clear_router();
+  held->deliver_all();
+}
+
+} // namespace
+
+bool submit_inline(const model_table& table, runtime::job_ptr& job) {
+  auto& request = job->request();
+  auto entry = table.resolve(request.model_name, request.model_version);
+  if (!entry || !(*entry)->lane || input_bytes(request) > inline_input_limit)
+    return false;
+  const auto& version = **entry;
+  if (!accept_for(version, job))
+    return true;
+  if (auto index = version.lane->try_lease()) {
+    run_leased(version, *index, job);
+    return true;
+  }
+  caf::anon_send(version.scheduler, job);
+  return true;
+}
+
+} // namespace conch::actors

@@ -1,0 +1,70 @@
+// The direct lane side of model_scheduler: lending idle instances to the
+// threads that submit requests, recalling them, and taking them back.
+
+#include "conch/actors/model_scheduler.hpp"
+
+namespace conch::actors {
+
+bool model_scheduler::lending() const {
+  return spec_.lane && model_ && !model_->blocking() && ready_ && !draining_ && !aborted_;
+}
+
+void model_scheduler::lend_idle() {
+  if (!lending() || !queue_.empty() || idle_.empty())
+    return;
+  for (auto index : idle_) {
+    auto& slot = slots_[index];
+    spec_.lane->park(index, {model_, slot.instance, slot.context});
+    slot.lent = true;
+    ++lent_;
+  }
+  idle_.clear();
+  spec_.lane->want(false);
+}
+
+void model_scheduler::recall() {
+  if (!spec_.lane)
+    return;
+  spec_.lane->want(true);
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    if (!slots_[i].lent || !spec_.lane->reclaim(i))
+      continue;  // leased ones come back with a credit
+    slots_[i].lent = false;
+    --lent_;
+    idle_.push_back(i);
+  }
+}
+
+void model_scheduler::on_credit(size_t index, bool crashed) {
+  if (index >= slots_.size() || !slots_[index].lent)
+    return;
+  auto& slot = slots_[index];
+  slot.lent = false;
+  --lent_;
+  if (slot.replace_on_return) {
+    slot.replace_on_return = false;
+    replace_instance(index, slot.down_reason);
+  } else if (crashed) {
+    // The backend threw on a submitting thread: end the actor, and its down
+    // message replaces it as if it had thrown there.
+    slot.ready = false;
+    send_exit(slot.handle, caf::make_error(caf::sec::runtime_error));
+  } else {
+    idle_.push_back(index);
+  }
+  dispatch();
+  maybe_finish_drain();
+}
+
+void model_scheduler::retire_lane() {
+  if (!spec_.lane)
+    return;
+  spec_.lane->want(true);
+  // A leased instance keeps its binding until its lessee is done with it.
+  for (size_t i = 0; i < slots_.size(); ++i)
+    if (!slots_[i].lent || spec_.lane->reclaim(i))
+      spec_.lane->unbind(i);
+  lent_ = 0;
+}
+
+} // namespace conch::actors
