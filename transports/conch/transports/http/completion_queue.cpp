@@ -2,7 +2,15 @@
 
 namespace conch::transports::http {
 
+namespace {
+
+// The queue whose loop runs a handler on this thread, if any.
+thread_local const completion_queue* own_queue = nullptr;
+
+} // namespace
+
 bool completion_queue::push(completion c) {
+  bool own = own_queue == this;
   std::lock_guard<std::mutex> guard{mutex_};
   if (closed_)
     return false;
@@ -10,9 +18,21 @@ bool completion_queue::push(completion c) {
   ready_.store(true, std::memory_order_release);
   // Under the lock, so that close() cannot slip in between and let the loop
   // close the handle before this send, nor set_polled(false) miss the push.
-  if (!polled_)
+  if (own)
+    own_pushed_ = true;
+  else if (!polled_)
     uv_async_send(wake_);
   return true;
+}
+
+void completion_queue::begin_own_pushes() noexcept {
+  own_queue = this;
+  own_pushed_ = false;
+}
+
+bool completion_queue::end_own_pushes() noexcept {
+  own_queue = nullptr;
+  return own_pushed_;
 }
 
 void completion_queue::command(loop_command command) {

@@ -50,6 +50,12 @@ class completion_queue {
   /// Runs on the loop thread.
   bool ready() const noexcept { return ready_.load(std::memory_order_acquire); }
 
+  /// Marks the calling thread, the loop's own, as running a handler: what it
+  /// pushes meanwhile does not wake the loop. `end_own_pushes` says whether
+  /// it pushed anything, which the loop then takes itself. Loop thread only.
+  void begin_own_pushes() noexcept;
+  bool end_own_pushes() noexcept;
+
   /// While polled, pushes do not wake the loop, which looks for them itself.
   /// Returns `ready()` as of the switch, so that a loop that stops polling
   /// misses nothing. Runs on the loop thread.
@@ -65,6 +71,7 @@ class completion_queue {
   loop_command command_ = loop_command::none;  // guarded by mutex_
   bool closed_ = false;                // guarded by mutex_
   bool polled_ = false;                // guarded by mutex_
+  bool own_pushed_ = false;            // the loop thread's only
   std::atomic<bool> ready_{false};     // written under mutex_
 };
 

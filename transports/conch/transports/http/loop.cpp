@@ -40,6 +40,9 @@ runtime::status loop::init_loop() {
   uv_idle_init(&uv_, &poll_);
   poll_.data = this;
   poll_open_ = true;
+  uv_idle_init(&uv_, &take_);
+  take_.data = this;
+  take_open_ = true;
   queue_ = std::make_shared<completion_queue>(&wake_);
   return runtime::status::ok();
 }
@@ -76,6 +79,9 @@ void loop::dispose() {
   if (poll_open_)
     uv_close(reinterpret_cast<uv_handle_t*>(&poll_), nullptr);
   poll_open_ = false;
+  if (take_open_)
+    uv_close(reinterpret_cast<uv_handle_t*>(&take_), nullptr);
+  take_open_ = false;
   uv_run(&uv_, UV_RUN_DEFAULT);
   uv_loop_close(&uv_);
   loop_open_ = false;
@@ -91,11 +97,27 @@ void loop::dispatch(request_ptr req, uint64_t connection_id, uint64_t sequence) 
   // A throwing handler destroys the responder while unwinding, which answers
   // 500; the exception itself stops here, where it entered.
   ++in_flight_;
+  // A handler may answer before it returns (a health check, a model run on
+  // this thread): that answer needs no wake-up through the kernel. The loop
+  // takes it on its next turn, after the input at hand is parsed.
+  queue_->begin_own_pushes();
   try {
     handler_->handle(std::move(req), responder{queue_, connection_id, sequence});
   } catch (...) {
   }
+  if (queue_->end_own_pushes() && !take_armed_ && take_open_) {
+    take_armed_ = true;
+    // An active idle handle keeps the next turn from sleeping.
+    uv_idle_start(&take_, &on_own_answers);
+  }
   start_polling();
+}
+
+void loop::on_own_answers(uv_idle_t* take) {
+  auto& self = *static_cast<loop*>(take->data);
+  self.take_armed_ = false;
+  uv_idle_stop(take);
+  self.take_completions();
 }
 
 void loop::on_connection_closed(uint64_t id) {
@@ -211,6 +233,8 @@ void loop::finish_if_done() {
   uv_close(reinterpret_cast<uv_handle_t*>(&wake_), nullptr);
   poll_open_ = false;
   uv_close(reinterpret_cast<uv_handle_t*>(&poll_), nullptr);
+  take_open_ = false;
+  uv_close(reinterpret_cast<uv_handle_t*>(&take_), nullptr);
 }
 
 } // namespace conch::transports::http

@@ -80,6 +80,7 @@ class loop {
 
   static void on_wake(uv_async_t* wake);
   static void on_poll(uv_idle_t* poll);
+  static void on_own_answers(uv_idle_t* take);
   static void on_connection(uv_stream_t* server, int status);
 
   void take_completions();
@@ -97,6 +98,7 @@ class loop {
   uv_loop_t uv_;
   uv_async_t wake_;
   uv_idle_t poll_;
+  uv_idle_t take_;                // takes the answers a handler gave at once
   uv_tcp_t listener_;
   std::shared_ptr<completion_queue> queue_;
   std::unordered_map<uint64_t, std::unique_ptr<connection>> connections_;
@@ -108,6 +110,8 @@ class loop {
   bool listener_open_ = false;
   bool wake_open_ = false;
   bool poll_open_ = false;
+  bool take_open_ = false;
+  bool take_armed_ = false;
   bool polling_ = false;
   std::array<char, 64 * 1024> read_buffer_;
 };
