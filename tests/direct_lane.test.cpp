@@ -328,6 +328,27 @@ TEST_F(direct_lane_api, unloading_under_inline_load_answers_everything_and_reloa
   EXPECT_TRUE(a.on_caller);
 }
 
+// A reload swaps the model's scheduler and lane while requests keep coming:
+// none of them notices.
+TEST_F(direct_lane_api, reloading_under_inline_load_loses_no_request) {
+  repo_.add_model("m", identity_config("m", 8));
+  auto srv = serve(true, control_mode::explicit_);
+  ASSERT_TRUE(srv.load("m").is_ok());
+  {
+    inline_load load{srv, "m"};
+    for (int round = 0; round < 3; ++round) {
+      ASSERT_TRUE(load.submitted_at_least(300 * (round + 1)));
+      repo_.write("m/config.pbtxt", identity_config("m", 8 + round + 1));
+      ASSERT_TRUE(srv.load("m").is_ok());
+    }
+    load.finish_and_check({});
+  }
+  auto config = srv.model_config("m");
+  ASSERT_TRUE(config);
+  EXPECT_EQ((*config)->max_batch_size(), 11);
+  EXPECT_TRUE(eventually([&] { return submit(srv, fp32_request("m", "after")).on_caller; }));
+}
+
 TEST_F(direct_lane_api, stopping_the_server_under_inline_load_answers_everything) {
   repo_.add_model("m", identity_config("m", 8));
   auto srv = serve();

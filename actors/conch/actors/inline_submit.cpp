@@ -31,9 +31,11 @@ class held_responses final : public runtime::response_router {
   }
 
   void deliver_all() {
-    for (auto& [job, r] : held_)
-      job->deliver(std::move(r));
+    // A callback may submit again on this thread: deliver from a copy.
+    auto now = std::move(held_);
     held_.clear();
+    for (auto& [job, r] : now)
+      job->deliver(std::move(r));
   }
 
  private:
@@ -72,11 +74,10 @@ bool submit_inline(const model_table& table, runtime::job_ptr& job) {
   const auto& version = **entry;
   if (!accept_for(version, job))
     return true;
-  if (auto index = version.lane->try_lease()) {
-    run_leased(version, *index, job);
-    return true;
-  }
-  caf::anon_send(version.scheduler, job);
+  auto index = version.lane->try_lease();
+  if (!index)
+    return false;
+  run_leased(version, *index, job);
   return true;
 }
 

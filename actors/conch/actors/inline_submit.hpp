@@ -13,13 +13,14 @@ namespace conch::actors {
 /// loop) for as long as the model takes to copy it.
 inline constexpr size_t inline_input_limit = 64 * 1024;
 
-/// Submits `job` on the calling thread when its model has a direct lane:
-/// resolves and validates it as an adapter would, then runs it at once on a
-/// leased instance, or, with none parked, sends it straight to the version's
-/// scheduler. The job's callback may run before this returns. False, with
-/// the job untouched, when the model has no lane, the version does not
-/// resolve or the inputs exceed `inline_input_limit`: the caller then sends
-/// it through an adapter.
+/// Runs `job` on the calling thread when its model has a direct lane with a
+/// parked instance: resolves and validates it as an adapter would, then runs
+/// it on the leased instance. The job's callback runs before this returns.
+/// An invalid request is answered here. False when the model has no lane,
+/// the version does not resolve, the inputs exceed `inline_input_limit` or
+/// no instance could be leased: the caller then sends the job through an
+/// adapter, which resolves it against the model table the repository keeps
+/// in step with its schedulers (a reload never strands a job there).
 bool submit_inline(const model_table& table, runtime::job_ptr& job);
 
 } // namespace conch::actors
