@@ -1,7 +1,7 @@
 """KServe HTTP inference through `conch serve`, next to nginx as a ceiling.
 
     .venv/bin/python bench/python/http_bench.py [--seconds S] [--http-thread-count N]
-                                                [--allocator A]
+                                                [--allocator A] [--direct-lane true|false]
 
 What it measures: POST /v2/models/identity_fp32/infer with one FP32 [1,16]
 input, encoded two ways:
@@ -91,7 +91,8 @@ def row(tool: str, encoding: str, c: int, conch: tools.Figures | None,
 
 def measure(args: argparse.Namespace, workdir: pathlib.Path) -> list[str]:
     conch, conch_port = servers.start_conch(args.conch, str(REPOSITORY), workdir,
-                                             args.http_thread_count, args.allocator)
+                                             args.http_thread_count, args.allocator,
+                                             args.direct_lane)
     rows, nginx_figures = [], {}
     try:
         url = f"http://127.0.0.1:{conch_port}{servers.INFER_PATH}"
@@ -125,7 +126,8 @@ def measure(args: argparse.Namespace, workdir: pathlib.Path) -> list[str]:
     log = (workdir / "conch.log").read_text()
     allocator = re.search(r"memory allocator: (\S+)", log)
     rows.append(f"\nconch serve ran with the {allocator.group(1) if allocator else 'unknown'} "
-                "memory allocator (--allocator)")
+                "memory allocator (--allocator)"
+                + (f", --direct-lane {args.direct_lane}" if args.direct_lane else ""))
     return rows
 
 
@@ -136,6 +138,8 @@ def main() -> None:
                         help="conch serve --allocator (default: its own default)")
     parser.add_argument("--http-thread-count", type=int, default=None,
                         help="conch serve --http-thread-count (default: its own default)")
+    parser.add_argument("--direct-lane", choices=["true", "false"], default=None,
+                        help="conch serve --direct-lane (default: its own default, true)")
     parser.add_argument("--conch", default=str(pathlib.Path(sys.executable).parent / "conch"))
     parser.add_argument("--nginx", default=shutil.which("nginx") or "/usr/sbin/nginx")
     args = parser.parse_args()

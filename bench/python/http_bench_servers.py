@@ -71,7 +71,8 @@ def stop(process: subprocess.Popen) -> None:
 
 
 def start_conch(conch: str, repository: str, workdir: pathlib.Path,
-                thread_count: int | None, allocator: str | None = None) -> tuple[subprocess.Popen, int]:
+                thread_count: int | None, allocator: str | None = None,
+                direct_lane: str | None = None) -> tuple[subprocess.Popen, int]:
     """`conch serve` with only identity_fp32 loaded and only the HTTP frontend."""
     port = free_port()
     log = workdir / "conch.log"
@@ -83,6 +84,8 @@ def start_conch(conch: str, repository: str, workdir: pathlib.Path,
         command += ["--http-thread-count", str(thread_count)]
     if allocator is not None:
         command += ["--allocator", allocator]
+    if direct_lane is not None:
+        command += ["--direct-lane", direct_lane]
     process = subprocess.Popen(command, stdout=log.open("w"), stderr=subprocess.STDOUT)
     wait_until(port, "/v2/health/ready", process, log)
     return process, port

@@ -14,6 +14,7 @@ class ServerOptions:
     repository_poll_secs: int
     adapter_count: int
     restart_budget: int
+    direct_lane: bool
     gpu_count: int
     metrics: bool
     gpu_metrics: bool

@@ -121,6 +121,11 @@ class Options:
     #: Called as callback(level: LogLevel, filename, line, timestamp, message)
     #: for each message Conch logs; exceptions it raises are swallowed.
     log_callback: Optional[Callable[[LogLevel, str, int, str, str], None]] = None
+    #: Conch's addition: when True, the KServe HTTP frontend runs a small
+    #: request to an idle instance of a model that neither batches, streams
+    #: nor blocks on the loop thread that read it (docs/architecture.md,
+    #: "The direct lane"); False sends every request through the actors.
+    direct_lane: bool = True
 
     def _cascade_log_levels(self) -> None:
         # As upstream: verbose turns on info, info warn, warn error, and the
@@ -164,6 +169,7 @@ class Options:
             str(group): {str(k): _setting_text(v) for k, v in settings.items()}
             for group, settings in self.metrics_configuration.items()
         }
+        native.direct_lane = self.direct_lane
         # In-process Triton polls only when asked (poll_model_repository).
         native.repository_poll_secs = 0
         return native

@@ -83,6 +83,8 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
           "(default: true)")
     server.add_argument("--exit-timeout-secs", type=int, default=30, metavar="SECS",
                         help="how long stopping waits for requests in flight (default: 30)")
+    _flag(server, "--direct-lane", True, "run small requests to idle models that neither "
+          "batch nor block on the HTTP loop thread that read them (default: true)")
     server.add_argument("--allocator", choices=_ALLOCATORS,
                         default=os.environ.get("CONCH_ALLOCATOR", "auto"),
                         help="the memory allocator of the conch command: tcmalloc or jemalloc "
@@ -160,6 +162,7 @@ def _options(args: argparse.Namespace) -> Options:
         strict_readiness=args.strict_readiness,
         exit_on_error=args.exit_on_error,
         exit_timeout=args.exit_timeout_secs,
+        direct_lane=args.direct_lane,
         log_verbose=args.log_verbose,
         log_info=args.log_info,
         log_warn=args.log_warning,

@@ -237,3 +237,27 @@ def test_the_console_script_exists() -> None:
                           timeout=DEADLINE_S)
     assert done.returncode == 0
     assert "--model-repository" in done.stdout and "--http-port" in done.stdout
+
+
+@pytest.mark.parametrize("flag, expected", [([], True), (["--direct-lane", "false"], False),
+                                            (["--direct-lane"], True)])
+def test_serve_direct_lane_flag(flag: list[str], expected: bool) -> None:
+    import argparse
+
+    from conch import _serve
+
+    parser = argparse.ArgumentParser()
+    _serve.add_serve_arguments(parser)
+    args = parser.parse_args(["--model-repository", str(EXAMPLE_REPOSITORY), *flag])
+    options = _serve._options(args)
+    assert options.direct_lane is expected
+    assert options._to_native().direct_lane is expected
+
+
+def test_serve_without_the_direct_lane_still_serves(serve) -> None:
+    process = serve("--model-repository", str(EXAMPLE_REPOSITORY), "--http-port", "0",
+                    "--direct-lane", "false", "--allow-grpc", "false")
+    port = int(process.wait_for(LISTENING).group(1))
+    assert infer_identity(port) == [float(i) for i in range(16)]
+    process.process.terminate()
+    assert process.process.wait(timeout=DEADLINE_S) == 0
