@@ -177,7 +177,7 @@ void loop::on_poll(uv_idle_t* poll) {
     // likely the one this loop waits for.
     sched_yield();
   }
-  if (self.in_flight_ == 0 || uv_hrtime() >= self.poll_until_ns_)
+  if (uv_hrtime() >= self.poll_until_ns_)
     self.stop_polling();
 }
 

@@ -22,10 +22,12 @@ class connection;
 /// Set up on the starting thread (`open`), then run on its own thread
 /// (`run`); after that only `command` may be called from other threads.
 ///
-/// While requests it dispatched are unanswered, the loop polls its
-/// completion queue for a short while instead of sleeping until a responder
-/// wakes it: a small request is answered within microseconds, and a wake-up
-/// through the kernel would cost as much again. Only one loop of a server
+/// After each request it dispatches, the loop polls its completion queue
+/// (and, without blocking, its sockets) for a short while instead of
+/// sleeping until a responder or a client wakes it: a small request is
+/// answered within microseconds, a client that got its answer sends the
+/// next request within microseconds, and a wake-up through the kernel would
+/// cost as much again (a halted vCPU, tens of microseconds). Only one loop of a server
 /// polls at a time (the holder of the shared poll token), and a poll that
 /// finds nothing yields the processor, so polling never starves the threads
 /// that produce the answers.
