@@ -173,6 +173,25 @@ TEST_F(direct_lane_api, bad_requests_get_the_same_answers_on_both_paths) {
   }
 }
 
+// A callback that submits again on the lane's thread gets its answer too.
+TEST_F(direct_lane_api, a_callback_may_submit_again_on_the_same_thread) {
+  repo_.add_model("m", identity_config("m", 8));
+  auto srv = serve();
+  response_collector c;
+  auto record = c.callback();
+  srv.infer_inline(fp32_request("m", "outer"), [&srv, record](runtime::inference_response&& r) {
+    if (r.final && r.id == "outer")
+      srv.infer_inline(fp32_request("m", "inner"), record);
+    record(std::move(r));
+  });
+  ASSERT_TRUE(c.wait_finals(2));
+  auto per_id = c.finals_per_id();
+  EXPECT_EQ(per_id["outer"], 1u);
+  EXPECT_EQ(per_id["inner"], 1u);
+  for (const auto& e : c.entries())
+    EXPECT_TRUE(e.response.error.is_ok()) << e.response.error.to_string();
+}
+
 TEST_F(direct_lane_api, statistics_count_requests_answered_on_the_lane) {
   repo_.add_model("m", identity_config("m", 8));
   auto srv = serve();

@@ -31,15 +31,25 @@ class held_responses final : public runtime::response_router {
   }
 
   void deliver_all() {
-    // A callback may submit again on this thread: deliver from a copy.
-    auto now = std::move(held_);
-    held_.clear();
-    for (auto& [job, r] : now)
-      job->deliver(std::move(r));
+    // A callback may submit again on this thread; the outer call delivers
+    // what that held. The two lists keep their capacity from run to run.
+    if (delivering_)
+      return;
+    delivering_ = true;
+    while (!held_.empty()) {
+      spare_.swap(held_);
+      for (auto& [job, r] : spare_)
+        job->deliver(std::move(r));
+      spare_.clear();
+    }
+    delivering_ = false;
   }
 
  private:
-  std::vector<std::pair<runtime::job_ptr, runtime::inference_response>> held_;
+  using list = std::vector<std::pair<runtime::job_ptr, runtime::inference_response>>;
+  list held_;
+  list spare_;
+  bool delivering_ = false;
 };
 
 const std::shared_ptr<held_responses>& thread_held_responses() {
