@@ -394,5 +394,50 @@ TEST_F(scheduling, metrics_count_successes_and_disappear_after_unload) {
   EXPECT_EQ(text.find("model=\"m\""), std::string::npos) << text;
 }
 
+TEST_F(scheduling, series_are_gone_once_a_failed_load_or_an_unload_answers) {
+  // The backend loads, but its instances cannot be created: the version's
+  // series existed while it loaded and must be gone once load() answers.
+  runtime::backends::registry::global().add(runtime::backends::backend_entry{
+    "no_instances",
+    [](const runtime::backends::model_context&)
+      -> runtime::result<std::unique_ptr<runtime::backends::backend_model>> {
+      class model final : public runtime::backends::backend_model {
+       public:
+        runtime::result<std::unique_ptr<runtime::backends::backend_instance>> create_instance(
+          const runtime::backends::instance_context&) override {
+          return runtime::internal_error("no instance today");
+        }
+      };
+      return std::unique_ptr<runtime::backends::backend_model>{std::make_unique<model>()};
+    },
+    nullptr});
+  repo_.add_model("m", identity_config("m", 8));
+  repo_.add_model("f", gate_config("f", "no_instances", 0));
+  auto o = options_for(repo_.str(), control_mode::explicit_);
+  o.startup_models = {"m"};
+  auto started = start(o);
+  ASSERT_TRUE(started) << started.error().to_string();
+  auto& srv = *started;
+  for (int round = 0; round < 20; ++round) {
+    auto st = srv.load("f");
+    ASSERT_FALSE(st.is_ok());
+    auto text = srv.metrics_text();
+    ASSERT_EQ(text.find("model=\"f\""), std::string::npos) << "round " << round << ":\n" << text;
+    ASSERT_NE(text.find("model=\"m\""), std::string::npos);
+    // And a loaded model's series are gone as soon as its unload answers,
+    // even while a client still holds one of its answered requests (whose
+    // job keeps the version's statistics record alive).
+    response_collector c;
+    auto kept = srv.infer(fp32_request("m", "kept"), c.callback());
+    ASSERT_TRUE(c.wait_finals(1));
+    ASSERT_TRUE(srv.unload("m").is_ok());
+    text = srv.metrics_text();
+    ASSERT_EQ(text.find("model=\"m\""), std::string::npos) << "round " << round << ":\n" << text;
+    ASSERT_TRUE(srv.load("m").is_ok());
+    ASSERT_NE(srv.metrics_text().find("nv_inference_count{model=\"m\",version=\"1\"} 0"),
+              std::string::npos);
+  }
+}
+
 } // namespace
 } // namespace conch::tests

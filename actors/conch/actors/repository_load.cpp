@@ -58,6 +58,27 @@ std::map<std::string, std::string> metric_tags(const inference::ModelConfig& con
   return tags;
 }
 
+// The statistics records of `old` and `failed` that no version of `loaded`
+// keeps (a compatible reload keeps its version's record).
+std::vector<std::shared_ptr<runtime::statistics::model_statistics>> dropped_statistics(
+  const std::map<int64_t, version_entry>& old, const std::map<int64_t, version_entry>& loaded,
+  std::vector<std::shared_ptr<runtime::statistics::model_statistics>> failed) {
+  auto kept = [&loaded](const auto& stats) {
+    for (const auto& [v, entry] : loaded)
+      if (entry.stats == stats)
+        return true;
+    return false;
+  };
+  std::vector<std::shared_ptr<runtime::statistics::model_statistics>> dropped;
+  for (auto& stats : failed)
+    if (!kept(stats))
+      dropped.push_back(std::move(stats));
+  for (const auto& [v, entry] : old)
+    if (entry.stats && !kept(entry.stats))
+      dropped.push_back(entry.stats);
+  return dropped;
+}
+
 // The optional series the config asks for: decoupled models get the
 // first-response histogram, with the buckets of its model_metrics control.
 runtime::statistics::model_metric_options metric_options(const inference::ModelConfig& config) {
@@ -189,6 +210,7 @@ void repository_actor::finish_load(const std::string& name,
   bool any_new = failures.size() < loaded.size();
   record.last_error.clear();
   std::vector<caf::actor> retired;
+  std::vector<std::shared_ptr<runtime::statistics::model_statistics>> failed_stats;
   auto seconds = static_cast<double>(runtime::now_ns() - started) / 1e9;
   std::string reasons;
   for (auto& [v, entry] : loaded) {
@@ -201,13 +223,16 @@ void repository_actor::finish_load(const std::string& name,
       CONCH_LOG_ERROR << "failed to load '" << name << "' version " << v << ": "
                       << f->second.message();
       if (serving) {
+        if (entry.stats)
+          failed_stats.push_back(std::move(entry.stats));
         entry = previous->second; // a failed reload leaves the running version serving
         continue;
       }
       entry.state = model_state::unavailable;
       entry.reason = f->second.message();
       entry.scheduler = nullptr;
-      entry.stats = nullptr;
+      if (entry.stats)
+        failed_stats.push_back(std::move(entry.stats));
       entry.lane = nullptr;
       continue;
     }
@@ -235,9 +260,15 @@ void repository_actor::finish_load(const std::string& name,
   } else if (!override_dir.empty() && override_dir != record.override_dir) {
     repo::remove_override_directory(override_dir);
   }
+  auto dropped = dropped_statistics(old, loaded, std::move(failed_stats));
   record.versions = std::move(loaded);
-  publish([this, retired = std::move(retired), reasons, name, done]() mutable {
-    drain(std::move(retired), [reasons, name, done] {
+  publish([this, retired = std::move(retired), dropped = std::move(dropped), reasons, name,
+           done]() mutable {
+    drain(std::move(retired), [dropped = std::move(dropped), reasons, name, done] {
+      // The versions this load replaced or failed have drained: their series
+      // leave the exposition before the load answers.
+      for (const auto& stats : dropped)
+        stats->retire_metrics();
       if (reasons.empty())
         done(status::ok());
       else

@@ -33,6 +33,10 @@ void repository_actor::unload(const std::string& name, done_fn done) {
         entry.state = model_state::unavailable;
         entry.reason = "unloaded";
         entry.scheduler = nullptr;
+        // The version has drained: its series leave the exposition now,
+        // whoever still holds its record.
+        if (entry.stats)
+          entry.stats->retire_metrics();
         entry.stats = nullptr;
         entry.lane = nullptr;
       }

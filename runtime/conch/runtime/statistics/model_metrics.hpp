@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -14,9 +15,13 @@ class metric_families;
 struct model_series;
 
 /// The Prometheus series of one loaded model version, created at 0 by
-/// metrics_registry::add_model and removed from the exposition when the last
-/// handle for the same labels is destroyed. Thread-safe: every update is an
-/// atomic add on a cached series, never a lookup in a family.
+/// metrics_registry::add_model. The repository retires them when the version
+/// unloads, so an unload that has answered leaves none behind; a handle that
+/// is destroyed unretired retires them then. The series leave the exposition
+/// when the last handle for the same labels lets go. Thread-safe: every
+/// update is an atomic add on a cached series, never a lookup in a family,
+/// and an update that races with retire() either lands before it or is
+/// dropped.
 class model_metrics {
  public:
   // -- constructors ----------------------------------------------------------
@@ -25,7 +30,7 @@ class model_metrics {
   model_metrics(std::shared_ptr<metric_families> families, prometheus::Labels labels,
                 const model_series& series) noexcept;
 
-  /// Releases the series; the last handle removes them from the families.
+  /// Retires the series if retire() has not.
   ~model_metrics();
 
   model_metrics(const model_metrics&) = delete;
@@ -63,13 +68,28 @@ class model_metrics {
   /// Sets the load duration gauge.
   void set_load_duration(double seconds) noexcept;
 
-  /// The current value of the pending request gauge (for tests and logs).
+  /// The current value of the pending request gauge (for tests and logs);
+  /// 0 once retired.
   double pending() const noexcept;
 
+  // -- retiring ----------------------------------------------------------------
+
+  /// Lets go of the series: waits for updates running on other threads,
+  /// drops every later one, and releases the series (the last handle for
+  /// the labels removes them from the exposition). Idempotent.
+  void retire() noexcept;
+
+  /// True once retire() has run.
+  bool retired() const noexcept;
+
  private:
+  // Counts the updates in progress; the top bit is set by retire().
+  class update_guard;
+
   std::shared_ptr<metric_families> families_;
   prometheus::Labels labels_;
   const model_series& series_;
+  mutable std::atomic<uint64_t> state_{0};
 };
 
 } // namespace conch::runtime::statistics

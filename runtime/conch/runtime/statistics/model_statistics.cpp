@@ -57,6 +57,11 @@ void model_statistics::record_load_duration(double seconds) noexcept {
     metrics_->set_load_duration(seconds);
 }
 
+void model_statistics::retire_metrics() noexcept {
+  if (metrics_)
+    metrics_->retire();
+}
+
 void model_statistics::on_response(const inference_job& job, const inference_response& response,
                                    uint64_t now) {
   if (!decoupled_)

@@ -72,6 +72,11 @@ class model_statistics : public job_observer {
   /// How long loading the version took.
   void record_load_duration(double seconds) noexcept;
 
+  /// Takes the version's series out of the exposition (model_metrics::
+  /// retire): the repository calls it once no loaded version uses this
+  /// record. The record itself stays readable. Idempotent.
+  void retire_metrics() noexcept;
+
   // -- job_observer ----------------------------------------------------------
 
   /// Counts a decoupled model's response by its index, and observes the
