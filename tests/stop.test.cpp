@@ -3,8 +3,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <future>
 #include <memory>
@@ -20,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "conch/actors/frontend_transport.hpp"
+#include "support/destroy_within.hpp"
 #include "support/gate_backend.hpp"
 #include "support/model_configs.hpp"
 #include "support/response_collector.hpp"
@@ -101,24 +100,6 @@ class test_frontend final : public actors::frontend_transport {
   std::shared_ptr<event_log> log_;
   runtime::status start_result_;
 };
-
-// Destroys an actor system on this thread (CAF 0.17 wants the thread that
-// used it through scoped actors), ending the process with a failure when that
-// does not return within `timeout`, which would otherwise hang the test.
-void destroy_within(std::unique_ptr<caf::actor_system> sys, std::chrono::seconds timeout) {
-  std::promise<void> done;
-  std::thread watchdog{[finished = done.get_future(), timeout]() mutable {
-    if (finished.wait_for(timeout) == std::future_status::ready)
-      return;
-    std::fprintf(stderr, "FAILURE: the actor system did not shut down within %lld s\n",
-                 static_cast<long long>(timeout.count()));
-    std::fflush(stderr);
-    std::_Exit(1);
-  }};
-  sys.reset();
-  done.set_value();
-  watchdog.join();
-}
 
 class stop_protocol : public server_fixture {
  protected:

@@ -261,3 +261,54 @@ def test_serve_without_the_direct_lane_still_serves(serve) -> None:
     assert infer_identity(port) == [float(i) for i in range(16)]
     process.process.terminate()
     assert process.process.wait(timeout=DEADLINE_S) == 0
+
+
+def test_sigterm_with_a_model_that_never_returns_exits_1_on_time(serve, tmp_path) -> None:
+    # A request is stuck in model code that never returns: SIGTERM still ends
+    # the process within the exit timeout and its grace, with status 1 (the
+    # drain failed), and the client hears an error rather than nothing.
+    model = tmp_path / "stuck"
+    (model / "1").mkdir(parents=True)
+    (model / "config.pbtxt").write_text(
+        'name: "stuck"\nbackend: "python"\nmax_batch_size: 0\n'
+        'input [ { name: "INPUT0" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+        'output [ { name: "OUTPUT0" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+    )
+    entered = tmp_path / "entered"
+    (model / "1" / "model.py").write_text(
+        "import pathlib, time\n"
+        "class TritonPythonModel:\n"
+        "    def execute(self, requests):\n"
+        f"        pathlib.Path({str(entered)!r}).touch()\n"
+        "        while True:\n"
+        "            time.sleep(0.01)\n"
+    )
+    process = serve("--model-repository", str(tmp_path), "--http-port", "0",
+                    "--exit-timeout-secs", "1")
+    port = int(process.wait_for(LISTENING).group(1))
+    outcome: dict[str, str] = {}
+
+    def infer() -> None:
+        client = httpclient.InferenceServerClient(f"localhost:{port}", network_timeout=60)
+        tensor = httpclient.InferInput("INPUT0", [4], "FP32")
+        tensor.set_data_from_numpy(numpy.ones(4, dtype=numpy.float32))
+        try:
+            client.infer("stuck", inputs=[tensor])
+            outcome["infer"] = "answered"
+        except Exception as e:  # noqa: BLE001 - any error will do
+            outcome["infer"] = f"error: {e}"
+
+    client = threading.Thread(target=infer)
+    client.start()
+    deadline = time.monotonic() + DEADLINE_S
+    while not entered.exists():
+        assert time.monotonic() < deadline, "the request never reached the model"
+        time.sleep(0.01)
+    begin = time.monotonic()
+    process.process.send_signal(signal.SIGTERM)
+    assert process.process.wait(timeout=DEADLINE_S) == 1
+    assert time.monotonic() - begin < 10
+    client.join(DEADLINE_S)
+    assert outcome["infer"].startswith("error"), outcome
+    lines = process.rest()
+    assert "conch: stopped with an error: Exit timeout expired. Exiting immediately." in lines

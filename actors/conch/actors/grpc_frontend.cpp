@@ -66,6 +66,7 @@ runtime::status grpc_frontend::start() {
     auto o = server_options_of(options_);
     if (!o)
       return o.error();
+    o->shutdown_timeout = std::chrono::seconds{srv_.options().exit_timeout};
     auto gateway = std::make_shared<server_gateway>(srv_);
     return transport_result{std::make_shared<grpc_transport>(std::move(*o), std::move(gateway))};
   });

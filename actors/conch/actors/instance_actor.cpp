@@ -35,6 +35,8 @@ caf::behavior instance_actor::make_behavior() {
       // One credit back: the scheduler may hand this instance its next batch.
       send(scheduler, done_atom_v, context_.index);
     },
+    // Past the exit timeout: nothing runs here between messages.
+    [](abort_atom) {},
   };
 }
 

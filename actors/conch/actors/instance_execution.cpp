@@ -1,5 +1,7 @@
 #include "conch/actors/instance_execution.hpp"
 
+#include <cxxabi.h>
+
 #include <algorithm>
 #include <exception>
 
@@ -33,6 +35,8 @@ bool execute_batch(const instance_runner& runner, runtime::backends::batch& jobs
   bool healthy = true;
   try {
     runner.instance.execute(jobs);
+  } catch (abi::__forced_unwind&) {
+    throw; // the interpreter ends this thread at exit
   } catch (const std::exception& e) {
     healthy = false;
     fail_all(jobs, "instance '" + name + "' failed: " + e.what());

@@ -1,8 +1,11 @@
 #include "conch/actors/model_scheduler.hpp"
 
+#include <cxxabi.h>
+
 #include <algorithm>
 #include <chrono>
 
+#include "conch/actors/blocking_instance.hpp"
 #include "conch/actors/instance_actor.hpp"
 #include "conch/actors/scheduler_hooks.hpp"
 #include "conch/runtime/batching/batcher_config.hpp"
@@ -87,9 +90,27 @@ void model_scheduler::on_exit() {
     if (slot.handle)
       send_exit(slot.handle, caf::exit_reason::user_shutdown);
   slots_.clear();
-  model_.reset();
+  release_model();
   router_.reset();
   listener_.reset();
+}
+
+void model_scheduler::release_model() {
+  if (!loader_) {
+    model_.reset();
+    return;
+  }
+  if (loading_) {
+    // The backend's loading has not returned: it is not waited for.
+    loader_->abandon();
+  } else {
+    // A blocking backend's model is finalized off the actor system's threads.
+    if (model_)
+      loader_->post([model = std::move(model_)]() mutable { model.reset(); });
+    loader_->close();
+  }
+  loader_.reset();
+  model_.reset();
 }
 
 uint64_t model_scheduler::now() const {
@@ -105,8 +126,8 @@ caf::result<status> model_scheduler::start_loading() {
     return runtime::already_exists("model scheduler already loaded");
   loading_ = true;
   load_rp_ = make_response_promise();
-  caf::actor me = caf::actor_cast<caf::actor>(this);
-  auto load = [me, factory = spec_.factory, context = spec_.context](caf::event_based_actor*) {
+  caf::actor_addr me = address();
+  auto load = [me, factory = spec_.factory, context = spec_.context] {
     backend_model_ptr model;
     status st;
     try {
@@ -115,17 +136,26 @@ caf::result<status> model_scheduler::start_loading() {
         model = std::move(*made);
       else
         st = made.error();
+    } catch (abi::__forced_unwind&) {
+      throw; // the interpreter ends this thread at exit
     } catch (const std::exception& e) {
       st = runtime::internal_error(std::string{"backend failed to load the model: "} + e.what());
     } catch (...) {
       st = runtime::internal_error("backend failed to load the model");
     }
-    caf::anon_send(me, init_atom_v, std::move(model), std::move(st));
+    if (auto self = caf::actor_cast<caf::actor>(me))
+      caf::anon_send(self, init_atom_v, std::move(model), std::move(st));
   };
-  if (spec_.allow_detached)
-    system().spawn<caf::detached>(load);
-  else
-    system().spawn(load);
+  if (spec_.allow_detached) {
+    // Loading may run model code (a Python initialize) that never returns:
+    // it runs on a thread the actor system does not wait for.
+    loader_ = std::make_unique<worker_thread>("model '" + spec_.context.name + "' version "
+                                              + std::to_string(spec_.context.version)
+                                              + " loader");
+    loader_->post(std::move(load));
+  } else {
+    system().spawn([load](caf::event_based_actor*) { load(); });
+  }
   return load_rp_;
 }
 
@@ -148,8 +178,8 @@ void model_scheduler::spawn_instance(size_t index) {
   bool decoupled = decoupled_;
   auto max_batch = config_->max_batch_size();
   if (spec_.allow_detached && model_->blocking())
-    slot.handle = spawn<instance_actor, caf::monitored + caf::detached>(
-      model_, slot.context, spec_.stats, decoupled, max_batch);
+    slot.handle = spawn<blocking_instance, caf::monitored>(model_, slot.context, spec_.stats,
+                                                           decoupled, max_batch);
   else
     slot.handle = spawn<instance_actor, caf::monitored>(
       model_, slot.context, spec_.stats, decoupled, max_batch);
@@ -336,6 +366,16 @@ caf::result<status> model_scheduler::begin_drain() {
 }
 
 void model_scheduler::abort_all() {
+  // An instance whose model code still runs gives up on it (blocking_instance).
+  for (auto& slot : slots_)
+    if (slot.handle)
+      send(slot.handle, abort_atom_v);
+  if (loading_) {
+    // Past the exit timeout while loading: the load is given up on.
+    release_model();
+    return fail_loading(runtime::unavailable("Exit timeout expired: model '"
+                                             + spec_.context.name + "' did not finish loading"));
+  }
   fail_queued(runtime::unavailable("Exit timeout expired: request abandoned"),
               failure_kind::other);
   for (auto& slot : slots_)

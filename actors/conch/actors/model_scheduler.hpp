@@ -10,6 +10,7 @@
 
 #include "conch/actors/direct_lane.hpp"
 #include "conch/actors/messages.hpp"
+#include "conch/actors/worker_thread.hpp"
 #include "conch/runtime/backends/registry.hpp"
 #include "conch/runtime/batching/batch_queue.hpp"
 #include "conch/runtime/statistics/model_statistics.hpp"
@@ -72,6 +73,7 @@ class model_scheduler : public caf::event_based_actor {
   void on_instance_init(size_t index, caf::actor handle, runtime::status st,
                         instance_ptr instance);
   void fail_loading(runtime::status st);
+  void release_model();
 
   // -- request path ----------------------------------------------------------
   void admit(runtime::job_ptr job);
@@ -105,6 +107,9 @@ class model_scheduler : public caf::event_based_actor {
   std::shared_ptr<const inference::ModelConfig> config_;
   runtime::batching::batch_queue queue_;
   backend_model_ptr model_;
+  /// Loads the backend and, for a blocking one, finalizes it (null in
+  /// deterministic tests, which load on the test scheduler).
+  std::unique_ptr<worker_thread> loader_;
   std::vector<instance_slot> slots_;
   std::vector<size_t> idle_;
   std::shared_ptr<runtime::response_router> router_;

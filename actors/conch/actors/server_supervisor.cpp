@@ -15,7 +15,7 @@ namespace {
 
 // After the exit timeout the tree is told to abandon its work; this is how
 // long it then gets to release everything before it is killed outright.
-constexpr auto abandon_grace = std::chrono::seconds{5};
+constexpr auto abandon_grace = std::chrono::seconds{1};
 
 } // namespace
 

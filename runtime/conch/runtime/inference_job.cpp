@@ -66,6 +66,22 @@ void inference_job::fail(status error, failure_kind kind) {
   respond(std::move(r));
 }
 
+void inference_job::abandon(status error) noexcept {
+  cancel();
+  if (completed())
+    return;
+  inference_response r;
+  r.error = std::move(error);
+  r.final = true;
+  failure_ = failure_kind::other;
+  try {
+    deliver(std::move(r));
+  } catch (...) {
+    // Out of memory while filling in the response: nothing more can be
+    // done from here.
+  }
+}
+
 void inference_job::deliver(inference_response&& r) {
   if (!r.error.is_ok())
     r.final = true;

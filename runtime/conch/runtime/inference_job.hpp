@@ -132,6 +132,13 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
   /// Sends a final error response, counted as `kind` in the failure metrics.
   void fail(status error, failure_kind kind = failure_kind::backend);
 
+  /// Answers a job whose backend is being given up on (an exit timeout
+  /// passed while it ran): cancels it and, unless it completed meanwhile,
+  /// delivers a final `error` straight to the client, bypassing the router.
+  /// Called by the job's owner while the backend's thread may still hold it;
+  /// whichever final response comes first wins.
+  void abandon(status error) noexcept;
+
   /// Why the job failed; meaningful once it completed with an error.
   failure_kind failure() const noexcept { return failure_; }
 

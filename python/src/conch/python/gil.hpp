@@ -14,6 +14,8 @@
 // 4. A thread that released the GIL and finds the interpreter finalizing when
 //    it is done never takes the GIL back: it parks (see `nogil`).
 
+#include <cxxabi.h>
+
 #include <pybind11/pybind11.h>
 
 #include <utility>
@@ -56,18 +58,23 @@ class nogil {
 
 /// Runs `fn` with the GIL held from any thread; returns false without running
 /// it when the interpreter is finalizing. A Python exception raised by `fn` is
-/// reported as unraisable and swallowed; `fn` must not throw otherwise.
+/// reported as unraisable and swallowed; `fn` must not throw otherwise. The
+/// one thing that leaves it is the unwind by which CPython 3.11-3.13 ends a
+/// thread that wants the GIL back while the interpreter finalizes (a model
+/// thread abandoned past an exit timeout, say).
 template <class F>
-bool with_gil(F&& fn) noexcept {
+bool with_gil(F&& fn) noexcept(false) {
   if (!interpreter_alive())
     return false;
   PyGILState_STATE state = PyGILState_Ensure();
-  // Nothing may leave a Conch thread as an exception: Python errors become
-  // unraisable reports (printed by sys.unraisablehook).
+  // Nothing else may leave a Conch thread as an exception: Python errors
+  // become unraisable reports (printed by sys.unraisablehook).
   try {
     std::forward<F>(fn)();
   } catch (pybind11::error_already_set& e) {
     e.discard_as_unraisable("conch: Python callback on a Conch thread");
+  } catch (abi::__forced_unwind&) {
+    throw;
   } catch (...) {
     if (PyErr_Occurred())
       PyErr_WriteUnraisable(nullptr);

@@ -114,9 +114,10 @@ void grpc_server::shut_down(std::function<void()> drained) {
     return;
   }
   stopper_ = std::thread{[this, drained = std::move(drained)] {
-    // Without a deadline Shutdown waits for the calls in flight; abort()
-    // cancels them when the stop takes too long.
-    server_->Shutdown();
+    // Calls in flight get until the deadline to finish (abort() cancels
+    // them sooner); then gRPC cancels what is left, so a call that is never
+    // finished cannot hold the stop.
+    server_->Shutdown(std::chrono::system_clock::now() + options_.shutdown_timeout);
     server_->Wait();
     if (drained)
       drained();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -47,6 +48,10 @@ struct server_options {
   /// Requests waiting on the server (inference, repository calls) at most
   /// in flight; beyond it they get UNAVAILABLE at once. 0: no limit.
   int64_t max_inflight = 0;
+  /// How long a stop lets calls in flight finish before gRPC cancels what
+  /// is left (the deadline of grpc::Server::Shutdown); the server's exit
+  /// timeout.
+  std::chrono::milliseconds shutdown_timeout{std::chrono::seconds{30}};
 };
 
 /// The KServe gRPC server: owns the grpc::Server with the inference and

@@ -1,0 +1,62 @@
+#pragma once
+
+#include <memory>
+
+#include <caf/event_based_actor.hpp>
+#include <caf/response_promise.hpp>
+
+#include "conch/actors/messages.hpp"
+#include "conch/actors/worker_thread.hpp"
+#include "conch/runtime/statistics/model_statistics.hpp"
+
+namespace conch::actors {
+
+/// Runs one instance of a backend that may block (Python, sleeps, external
+/// runtimes) on a worker_thread of its own, so model code never runs on a
+/// thread of the actor system and the actor itself always answers. It
+/// speaks the protocol of instance_actor: `init_atom` creates the instance
+/// (answering the status and no lendable instance), `execute_atom` runs a
+/// batch and answers `done_atom` to the scheduler, a backend that throws ends
+/// the actor with an error.
+///
+/// Told to exit, it finalizes the backend on its worker and ends once that
+/// returned. `abort_atom` (the exit timeout passed) gives up on a batch that
+/// still runs: its requests are answered UNAVAILABLE and the worker is
+/// abandoned, so nothing waits for model code that never returns.
+class blocking_instance : public caf::event_based_actor {
+ public:
+  blocking_instance(caf::actor_config& cfg, backend_model_ptr model,
+                    runtime::backends::instance_context context,
+                    std::shared_ptr<runtime::statistics::model_statistics> stats, bool decoupled,
+                    int32_t max_batch_size);
+
+  caf::behavior make_behavior() override;
+  void on_exit() override;
+
+ private:
+  // What only the worker touches: the backend and its instance.
+  struct backend_box;
+
+  caf::result<runtime::status, instance_ptr> init();
+  void execute(batch_ptr jobs);
+  void on_executed(bool healthy);
+  void on_exit_message(caf::error reason);
+  void finalize();
+  void abandon();
+
+  std::shared_ptr<backend_box> box_;
+  runtime::backends::instance_context context_;
+  std::shared_ptr<runtime::statistics::model_statistics> stats_;
+  std::unique_ptr<worker_thread> worker_;
+  caf::response_promise init_rp_;
+  caf::actor scheduler_;
+  batch_ptr running_;
+  caf::error exit_reason_;
+  bool decoupled_;
+  int32_t max_batch_size_;
+  bool initializing_ = false;
+  bool exiting_ = false;
+  bool finalizing_ = false;
+};
+
+} // namespace conch::actors

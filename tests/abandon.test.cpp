@@ -1,0 +1,161 @@
+// Model code that never returns, with requests in flight in-process, over
+// HTTP and over gRPC (unary and streaming): the exit timeout still bounds
+// stop(), every request is answered, the stuck threads are abandoned and
+// counted, and the actor system still shuts down.
+
+#include <chrono>
+#include <future>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <gtest/gtest.h>
+
+#include "conch/actors/grpc_frontend.hpp"
+#include "conch/actors/http_frontend.hpp"
+#include "conch/actors/server_host.hpp"
+#include "conch/runtime/statistics/abandoned_threads.hpp"
+#include "support/destroy_within.hpp"
+#include "support/gate_backend.hpp"
+#include "support/grpc_fixture.hpp"
+#include "support/grpc_requests.hpp"
+#include "support/http_fixture.hpp"
+#include "support/response_collector.hpp"
+#include "support/stuck_backend.hpp"
+#include "support/temp_repository.hpp"
+#include "support/tensors.hpp"
+
+namespace conch::tests {
+namespace {
+
+using namespace std::chrono_literals;
+using runtime::errc;
+using runtime::statistics::abandoned_threads;
+
+constexpr const char* stuck_instances = "instance_group [ { count: 4 kind: KIND_CPU } ]";
+
+inference::ModelInferRequest stuck_grpc_request() {
+  inference::ModelInferRequest req;
+  req.set_model_name("stuck");
+  add_input(req, "INPUT0", "FP32", {4});
+  req.add_raw_input_contents(raw_bytes(std::vector<float>(4, 1.0f)));
+  return req;
+}
+
+const std::string stuck_http_body
+  = R"({"inputs":[{"name":"INPUT0","datatype":"FP32","shape":[4],"data":[1,2,3,4]}]})";
+
+// The gRPC status of one unary call, or of the first answer on a stream.
+struct grpc_outcome {
+  grpc::StatusCode code = grpc::StatusCode::OK;
+  std::string stream_error;
+};
+
+TEST(abandon, model_code_that_never_returns_does_not_hold_the_stop) {
+  auto latch = std::make_shared<stuck_latch>();
+  register_stuck_backend("stuck_cc", latch);
+  temp_repository repo;
+  repo.add_model("stuck", gate_config("stuck", "stuck_cc", 0, stuck_instances));
+  caf::actor_system_config cfg;
+  actors::configure_actor_system(cfg);
+  auto sys = std::make_unique<caf::actor_system>(cfg);
+  auto o = options_for(repo.str());
+  o.exit_timeout = 1;
+  auto abandoned_before = abandoned_threads::total();
+  auto running_before = abandoned_threads::running();
+  response_collector c;
+  {
+    auto srv = actors::server::start(*sys, o);
+    ASSERT_TRUE(srv) << srv.error().to_string();
+    actors::http_frontend http{*srv, test_http_options()};
+    ASSERT_TRUE(http.start());
+    actors::grpc_frontend grpc{*srv, test_grpc_options()};
+    ASSERT_TRUE(grpc.start());
+    auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(grpc.port()),
+                                       grpc::InsecureChannelCredentials());
+    auto stub = inference::GRPCInferenceService::NewStub(channel);
+
+    auto handle = srv->infer(fp32_request("stuck", "inprocess", 4, 0.0f, false), c.callback());
+    auto http_answer = std::async(std::launch::async, [port = http.port()] {
+      return http_call(port, "POST", "/v2/models/stuck/infer", stuck_http_body);
+    });
+    auto unary = std::async(std::launch::async, [&stub] {
+      inference::ModelInferResponse res;
+      auto st = stub->ModelInfer(client_context().get(), stuck_grpc_request(), &res);
+      return grpc_outcome{st.error_code(), {}};
+    });
+    auto streaming = std::async(std::launch::async, [&stub] {
+      auto ctx = client_context();
+      auto stream = stub->ModelStreamInfer(ctx.get());
+      grpc_outcome out;
+      inference::ModelStreamInferResponse res;
+      if (stream->Write(stuck_grpc_request()) && stream->Read(&res))
+        out.stream_error = res.error_message();
+      out.code = stream->Finish().error_code();
+      return out;
+    });
+    ASSERT_TRUE(latch->wait_entered(4)) << "the four requests never reached the model";
+
+    auto begin = std::chrono::steady_clock::now();
+    auto st = srv->stop();
+    auto took = std::chrono::steady_clock::now() - begin;
+    EXPECT_EQ(st.code(), errc::internal) << st.to_string();
+    EXPECT_EQ(st.message(), "Exit timeout expired. Exiting immediately.");
+    EXPECT_LT(took, 5s);
+
+    // Every request heard an answer; none waits for the model.
+    ASSERT_TRUE(c.wait_finals(1, 1s));
+    EXPECT_EQ(c.final_response().error.code(), errc::unavailable)
+      << c.final_response().error.to_string();
+    EXPECT_TRUE(handle.completed());
+    ASSERT_EQ(http_answer.wait_for(5s), std::future_status::ready);
+    auto http_result = http_answer.get();
+    // An error answer, or the connection closed as the frontend was aborted.
+    if (http_result) {
+      EXPECT_NE(http_result->status, 200) << http_result->body;
+    }
+    ASSERT_EQ(unary.wait_for(5s), std::future_status::ready);
+    auto unary_code = unary.get().code;
+    EXPECT_TRUE(unary_code == grpc::StatusCode::UNAVAILABLE
+                || unary_code == grpc::StatusCode::CANCELLED)
+      << unary_code;
+    ASSERT_EQ(streaming.wait_for(5s), std::future_status::ready);
+    auto stream_result = streaming.get();
+    EXPECT_TRUE(!stream_result.stream_error.empty() || stream_result.code != grpc::StatusCode::OK);
+
+    EXPECT_EQ(abandoned_threads::total() - abandoned_before, 4);
+    EXPECT_EQ(abandoned_threads::running() - running_before, 4);
+  }
+  // Nothing of the actor system waits for the stuck threads.
+  destroy_within(std::move(sys), 10s);
+  // Once their code returns at last, the abandoned threads end by themselves.
+  latch->release();
+  EXPECT_TRUE(eventually([&] { return abandoned_threads::running() == running_before; }));
+}
+
+TEST(abandon, a_server_host_with_a_stuck_model_is_destroyed_on_time) {
+  // The in-process case of a Python program: server_host owns its actor
+  // system, and destroying it (interpreter exit) must not wait either.
+  auto latch = std::make_shared<stuck_latch>();
+  register_stuck_backend("stuck_host", latch);
+  temp_repository repo;
+  repo.add_model("stuck", gate_config("stuck", "stuck_host", 0));
+  auto o = options_for(repo.str());
+  o.exit_timeout = 1;
+  auto host = actors::server_host::start(o);
+  ASSERT_TRUE(host) << host.error().to_string();
+  response_collector c;
+  (*host)->server().infer(fp32_request("stuck", "r", 4, 0.0f, false), c.callback());
+  ASSERT_TRUE(latch->wait_entered(1));
+  auto begin = std::chrono::steady_clock::now();
+  host->reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - begin, 5s);
+  ASSERT_TRUE(c.wait_finals(1, 1s));
+  EXPECT_EQ(c.final_response().error.code(), errc::unavailable);
+  latch->release();
+}
+
+} // namespace
+} // namespace conch::tests
