@@ -67,6 +67,13 @@ class Server:
             raise TypeError("pass either an Options object or its fields as keyword arguments")
         self.options = options
         self._server: Optional[_conch.Server] = None
+        # The native server of the latest start, kept once stop() began so
+        # that a stop racing with it (another thread, a signal handler, a
+        # ``with`` exit) waits for it instead of raising.
+        self._stopped: Optional[_conch.Server] = None
+        # Reentrant: a signal handler may stop the server on the thread that
+        # is inside stop() already.
+        self._lifecycle = threading.RLock()
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -86,6 +93,7 @@ class Server:
         self.options._warn_ignored()
         native = self.options._to_native()
         self._server = _conch.Server.start(native)
+        self._stopped = None
         with _started_lock:
             _started.add(self)
         if wait_until_ready:
@@ -100,11 +108,22 @@ class Server:
         """Stops the server: requests in flight finish (up to exit_timeout),
         then models unload. Raises InternalError("Exit timeout expired.
         Exiting immediately.") when the timeout passed first; the server is
-        stopped either way."""
-        native = self._native()
-        self._server = None
+        stopped either way. Idempotent: a stop while another thread stops
+        the server waits for that stop and returns, and so does a stop after
+        it; only a server never started raises InvalidArgumentError."""
+        with self._lifecycle:
+            native = self._server
+            if native is not None:
+                self._stopped = native
+                self._server = None
+            else:
+                native = self._stopped
+        if native is None:
+            raise InvalidArgumentError("Server not started")
         with _started_lock:
             _started.discard(self)
+        # A later caller waits for the stop the first one runs; only the
+        # first hears its error.
         native.stop()
 
     def __enter__(self) -> "Server":

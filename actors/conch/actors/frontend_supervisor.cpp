@@ -18,8 +18,7 @@ caf::behavior frontend_supervisor::make_behavior() {
     },
     [this](stop_atom) { return stop(); },
     [this](stopped_atom) {
-      if (stop_rp_.pending())
-        stop_rp_.deliver(status::ok());
+      answer_stops();
       quit();
     },
     [this](abort_atom) {
@@ -30,14 +29,17 @@ caf::behavior frontend_supervisor::make_behavior() {
 }
 
 caf::result<status> frontend_supervisor::stop() {
+  // A second stop (the server's and the frontend's own, racing) waits for
+  // the first and hears the same answer.
+  auto rp = make_response_promise();
+  stop_rps_.push_back(rp);
   if (stopping_)
-    return runtime::already_exists(transport_->name() + " frontend is already stopping");
+    return rp;
   stopping_ = true;
-  stop_rp_ = make_response_promise();
   if (!started_) {
-    stop_rp_.deliver(status::ok());
+    answer_stops();
     quit();
-    return stop_rp_;
+    return rp;
   }
   // Only the address: the transport (and the jobs that observe it) must not
   // keep this actor alive.
@@ -46,15 +48,21 @@ caf::result<status> frontend_supervisor::stop() {
     if (auto self = caf::actor_cast<caf::actor>(me))
       caf::anon_send(self, stopped_atom_v);
   });
-  return stop_rp_;
+  return rp;
+}
+
+void frontend_supervisor::answer_stops() {
+  for (auto& rp : stop_rps_)
+    if (rp.pending())
+      rp.deliver(status::ok());
+  stop_rps_.clear();
 }
 
 void frontend_supervisor::on_exit() {
   // Killed without a stop (exit timeout, crash): close the transport anyway.
   if (started_ && !stopping_)
     transport_->abort();
-  if (stop_rp_.pending())
-    stop_rp_.deliver(status::ok());
+  answer_stops();
   transport_.reset();
 }
 

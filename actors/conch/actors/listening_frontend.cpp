@@ -24,28 +24,40 @@ listening_frontend::listening_frontend(server& srv, std::string service, std::st
   : srv_(srv), service_(std::move(service)), kind_(std::move(kind)) {}
 
 listening_frontend::~listening_frontend() {
-  std::lock_guard<std::mutex> guard{mutex_};
-  if (supervisor_)
-    (void) srv_.stop_frontend(supervisor_);
-  supervisor_ = nullptr;
+  caf::actor fe;
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    fe = std::move(supervisor_);
+    supervisor_ = nullptr;
+  }
+  if (fe)
+    (void) srv_.stop_frontend(fe);
   transport_.reset();
 }
 
 runtime::status listening_frontend::start_transport(
   const std::string& address,
   const std::function<runtime::result<std::shared_ptr<listening_transport>>()>& make) {
-  std::lock_guard<std::mutex> guard{mutex_};
-  if (!srv_.live()) {
-    // The server stopped, and stopped this frontend with it.
-    supervisor_ = nullptr;
-    return runtime::unavailable("the server is not running");
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    if (!srv_.live()) {
+      // The server stopped, and stopped this frontend with it.
+      supervisor_ = nullptr;
+      return runtime::unavailable("the server is not running");
+    }
+    if (supervisor_ || starting_)
+      return runtime::already_exists(kind_ + " server is already running.");
+    starting_ = true;
   }
-  if (supervisor_)
-    return runtime::already_exists(kind_ + " server is already running.");
+  // Unlocked while the server's tree starts the transport: a stop or a
+  // port() meanwhile must not wait for it.
   auto transport = make();
+  runtime::result<caf::actor> fe = transport ? srv_.add_frontend(*transport)
+                                             : runtime::result<caf::actor>{transport.error()};
+  std::lock_guard<std::mutex> guard{mutex_};
+  starting_ = false;
   if (!transport)
     return transport.error();
-  auto fe = srv_.add_frontend(*transport);
   if (!fe) {
     CONCH_LOG_ERROR << "failed to start " << service_ << ": " << fe.error().message();
     return fe.error();
@@ -58,14 +70,34 @@ runtime::status listening_frontend::start_transport(
 }
 
 runtime::status listening_frontend::stop() {
-  std::lock_guard<std::mutex> guard{mutex_};
-  if (!supervisor_)
-    return runtime::unavailable(kind_ + " server is not running.");
-  uint16_t port = transport_ ? transport_->port() : 0;
-  auto st = srv_.stop_frontend(supervisor_);
-  supervisor_ = nullptr;
+  caf::actor fe;
+  std::string address;
+  uint16_t port = 0;
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    if (supervisor_) {
+      fe = std::move(supervisor_);
+      supervisor_ = nullptr;
+      stopping_ = fe;
+    } else if (stopping_) {
+      // Another thread stops it right now: wait for that stop with it.
+      fe = stopping_;
+    } else {
+      return runtime::unavailable(kind_ + " server is not running.");
+    }
+    address = address_;
+    port = transport_ ? transport_->port() : 0;
+  }
+  // Unlocked: the supervisor answers every stop that races, and a stopped
+  // server (which stopped this frontend first) makes it a no-op.
+  auto st = srv_.stop_frontend(fe);
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    if (stopping_ == fe)
+      stopping_ = nullptr;
+  }
   if (st)
-    CONCH_LOG_INFO << "Stopped " << service_ << " at " << address_ << ":" << port;
+    CONCH_LOG_INFO << "Stopped " << service_ << " at " << address << ":" << port;
   else
     CONCH_LOG_ERROR << "failed to stop " << service_ << ": " << st.message();
   return st;

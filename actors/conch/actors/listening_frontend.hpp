@@ -32,7 +32,9 @@ runtime::status check_thread_count(int n);
 /// server stops it first when it stops; stop() stops it alone, letting what
 /// is in flight finish; it may start again after a stop; it keeps its server
 /// alive. start() and stop() block until done, so they must not be called
-/// from a thread of the actor system's scheduler. Thread-safe.
+/// from a thread of the actor system's scheduler. Thread-safe: no lock is
+/// held while they wait, and stops that race (this frontend's from several
+/// threads, the server's) all return once the one stop they share is done.
 class listening_frontend {
  public:
   listening_frontend(const listening_frontend&) = delete;
@@ -42,7 +44,8 @@ class listening_frontend {
   ~listening_frontend();
 
   /// Stops serving. UNAVAILABLE "<kind> server is not running." when not
-  /// running; a no-op when the server stopped it already.
+  /// running; a no-op when the server stopped it already or stops it now;
+  /// waits for a stop of this frontend that another thread runs.
   runtime::status stop();
 
   /// The port the latest start bound (the picked one for port 0); 0 before.
@@ -68,6 +71,8 @@ class listening_frontend {
   std::string address_;  // guarded by mutex_
   mutable std::mutex mutex_;
   caf::actor supervisor_;                           // guarded by mutex_
+  caf::actor stopping_;                             // guarded by mutex_
+  bool starting_ = false;                           // guarded by mutex_
   std::shared_ptr<listening_transport> transport_;  // guarded by mutex_
 };
 

@@ -1,5 +1,7 @@
 #include "conch/actors/server.hpp"
 
+#include <optional>
+
 #include <caf/scoped_actor.hpp>
 
 #include "conch/actors/device_memory_setup.hpp"
@@ -84,35 +86,39 @@ runtime::result<server> server::start(caf::actor_system& sys, server_options opt
 }
 
 status server::core::stop() {
-  std::lock_guard<std::mutex> guard{stop_mu};
-  if (stopped)
-    return runtime::invalid_argument("Server not started");
-  stopped = true;
+  // No lock is held while the stop runs: the supervisor owns the protocol,
+  // answers every stop that races with the one it runs, and records the
+  // outcome for a stop that comes after it ended.
+  bool first = !stop_begun.exchange(true);
   flags->accepting.store(false);
   caller_thread_guard thread_guard;
-  CONCH_LOG_INFO << "stopping server: waiting for in-flight requests to complete";
+  if (first)
+    CONCH_LOG_INFO << "stopping server: waiting for in-flight requests to complete";
   caf::scoped_actor self{*sys};
-  status result;
+  std::optional<status> result;
   self->request(supervisor, caf::infinite, stop_atom_v)
-    .receive([&](status& st) { result = std::move(st); },
-             [&](caf::error& err) {
-               result = runtime::internal_error("the server had already ended: " + to_string(err));
-             });
+    .receive([&](status& st) { result = std::move(st); }, [&](caf::error&) {});
   self->wait_for(supervisor);
   if (gauge_sampler) {
     self->send_exit(gauge_sampler, caf::exit_reason::user_shutdown);
     self->wait_for(gauge_sampler);
   }
   flags->live.store(false);
-  if (result)
-    CONCH_LOG_INFO << "server stopped";
-  else
-    CONCH_LOG_ERROR << "server stopped: " << result.message();
-  return result;
+  if (!result)
+    result = flags->stop_outcome();
+  if (!result)
+    result = runtime::internal_error("the server had already ended");
+  if (first) {
+    if (*result)
+      CONCH_LOG_INFO << "server stopped";
+    else
+      CONCH_LOG_ERROR << "server stopped: " << result->message();
+  }
+  return *result;
 }
 
 server::core::~core() {
-  if (!stopped && sys != nullptr && supervisor)
+  if (!stop_begun.load() && sys != nullptr && supervisor)
     (void) stop();
 }
 

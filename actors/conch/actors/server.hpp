@@ -66,8 +66,12 @@ class server {
 
   /// Runs the stop protocol: not ready at once, then frontends stop, then
   /// adapters, then models drain. Returns InternalError("Exit timeout
-  /// expired. Exiting immediately.") when exit_timeout passed first. A second
-  /// call returns InvalidArgument.
+  /// expired. Exiting immediately.") when exit_timeout passed first: then
+  /// what did not finish was answered UNAVAILABLE and model threads that did
+  /// not return were abandoned, so it returns within exit_timeout plus about
+  /// a second whatever the models do. Idempotent and thread-safe: a call
+  /// while another thread stops the server waits for that stop, a call
+  /// after it returns at once, and both get the same outcome.
   runtime::status stop();
 
   /// The supervisor at the root of the server's tree, to link or monitor

@@ -55,7 +55,7 @@ TEST(server, serves_the_example_repository_and_stops) {
   EXPECT_EQ(std::memcmp(got[0].outputs[0].data.data(), v.data(), 64), 0);
   EXPECT_TRUE(srv.stop());
   EXPECT_FALSE(srv.ready());
-  EXPECT_EQ(srv.stop().code(), errc::invalid_argument);
+  EXPECT_TRUE(srv.stop()); // idempotent: the same outcome again
 }
 
 TEST(server, a_request_handle_kept_past_stop_does_not_hold_the_actor_system) {

@@ -44,10 +44,11 @@ struct server::core {
   caf::actor repository;
   /// The CPU and GPU gauge sampler; null when there is nothing to sample.
   caf::actor gauge_sampler;
-  std::mutex stop_mu;
-  bool stopped = false;
+  /// Set by the first stop().
+  std::atomic<bool> stop_begun{false};
 
-  /// Runs the stop protocol and waits until the supervisor has ended.
+  /// Runs the stop protocol, or waits for the one another thread runs, until
+  /// the supervisor has ended; every caller gets the protocol's outcome.
   runtime::status stop();
 
   /// The current model table (asks the repository).

@@ -2,8 +2,11 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
+#include <optional>
 
 #include "conch/actors/model_table.hpp"
+#include "conch/runtime/status.hpp"
 
 namespace conch::actors {
 
@@ -20,6 +23,20 @@ struct server_flags {
   /// Replaces the published model table. Called by the repository.
   void publish(model_table_ptr table) { std::atomic_store(&table_, std::move(table)); }
 
+  /// Records how the stop ended, once; the supervisor calls it before it
+  /// answers and ends, so a stop that finds it gone can read the outcome.
+  void set_stop_outcome(const runtime::status& st) {
+    std::lock_guard<std::mutex> guard{stop_mu_};
+    if (!stop_outcome_)
+      stop_outcome_ = st;
+  }
+
+  /// How the stop ended; nullopt until it has.
+  std::optional<runtime::status> stop_outcome() const {
+    std::lock_guard<std::mutex> guard{stop_mu_};
+    return stop_outcome_;
+  }
+
   /// The last published model table (an empty one before the first).
   model_table_ptr table() const {
     auto t = std::atomic_load(&table_);
@@ -28,6 +45,8 @@ struct server_flags {
 
  private:
   model_table_ptr table_;
+  mutable std::mutex stop_mu_;
+  std::optional<runtime::status> stop_outcome_;  // guarded by stop_mu_
 };
 
 } // namespace conch::actors

@@ -47,8 +47,12 @@ caf::behavior server_supervisor::make_behavior() {
 }
 
 void server_supervisor::on_exit() {
-  if (stop_rp_.pending())
-    stop_rp_.deliver(runtime::internal_error("server stopped unexpectedly"));
+  auto unexpected = runtime::internal_error("server stopped unexpectedly");
+  spec_.flags->set_stop_outcome(unexpected);
+  for (auto& rp : stop_rps_)
+    if (rp.pending())
+      rp.deliver(unexpected);
+  stop_rps_.clear();
   // Whatever is still alive must not outlive its supervisor.
   kill_children();
   spec_.flags->accepting.store(false);
@@ -83,15 +87,17 @@ caf::result<status, caf::actor> server_supervisor::add_frontend(frontend_transpo
 }
 
 caf::result<status> server_supervisor::begin_stop() {
+  // Every stop that races with the first waits for it and hears its outcome.
+  auto rp = make_response_promise();
+  stop_rps_.push_back(rp);
   if (phase_ != phase::running)
-    return runtime::already_exists("Server is already stopping");
+    return rp;
   spec_.flags->accepting.store(false);
   spec_.flags->models_ready.store(false);
-  stop_rp_ = make_response_promise();
   delayed_send(caf::actor_cast<caf::actor>(this), std::chrono::seconds{spec_.options.exit_timeout},
                timer_atom_v);
   stop_frontends();
-  return stop_rp_;
+  return rp;
 }
 
 void server_supervisor::stop_frontends() {
@@ -126,9 +132,13 @@ void server_supervisor::stop_models() {
 void server_supervisor::finish() {
   phase_ = phase::done;
   spec_.flags->live.store(false);
-  if (stop_rp_.pending())
-    stop_rp_.deliver(timed_out_ ? runtime::internal_error("Exit timeout expired. Exiting immediately.")
-                                : status::ok());
+  auto outcome = timed_out_ ? runtime::internal_error("Exit timeout expired. Exiting immediately.")
+                            : status::ok();
+  spec_.flags->set_stop_outcome(outcome);
+  for (auto& rp : stop_rps_)
+    if (rp.pending())
+      rp.deliver(outcome);
+  stop_rps_.clear();
   quit();
 }
 

@@ -30,7 +30,9 @@ struct supervisor_spec {
 /// the repository; `frontend_atom` adds and starts a frontend; `stop_atom`
 /// runs the stop protocol — frontends first, then adapters, then models —
 /// and answers "Exit timeout expired. Exiting immediately." when the exit
-/// timeout passes first, after abandoning what was left.
+/// timeout passes first, after abandoning what was left. Stops that race
+/// all wait for the one protocol and hear its outcome, which it also
+/// records in the server's flags before it ends.
 class server_supervisor : public caf::event_based_actor {
  public:
   server_supervisor(caf::actor_config& cfg, supervisor_spec spec);
@@ -55,7 +57,8 @@ class server_supervisor : public caf::event_based_actor {
   caf::actor pool_;
   caf::actor repository_;
   std::vector<caf::actor> frontends_;
-  caf::response_promise stop_rp_;
+  /// Every caller of stop_atom, answered together.
+  std::vector<caf::response_promise> stop_rps_;
   phase phase_ = phase::running;
   size_t pending_ = 0;
   bool timed_out_ = false;

@@ -47,8 +47,22 @@ void py_server::drop(host_ptr& h) {
 }
 
 void py_server::stop() {
-  auto h = host();
+  if (!host_) {
+    // Stopped, or stopping on another thread: wait for that stop, if it
+    // still runs, and return without raising; its caller reports the outcome.
+    auto running = stopping_.lock();
+    if (!running)
+      return;
+    {
+      nogil released;
+      (void) running->server().stop();
+    }
+    drop(running);
+    return;
+  }
+  auto h = host_;
   host_.reset();
+  stopping_ = h;
   status st;
   {
     nogil released;

@@ -26,7 +26,9 @@ class py_server {
 
   ~py_server();
 
-  /// Stops the server and its actor system (GIL released).
+  /// Stops the server and its actor system (GIL released), raising the
+  /// stop's error. Called again while that stop runs (another thread), it
+  /// waits for it; called after, it returns at once; neither raises.
   void stop();
 
   /// The running host, shared with a frontend that must keep it alive;
@@ -97,6 +99,8 @@ class py_server {
   }
 
   host_ptr host_;
+  /// The host while the first stop() runs: a stop racing with it waits on it.
+  std::weak_ptr<actors::server_host> stopping_;
 };
 
 } // namespace conch::python
