@@ -96,20 +96,19 @@ void model_scheduler::on_exit() {
 }
 
 void model_scheduler::release_model() {
-  if (!loader_) {
-    model_.reset();
-    return;
-  }
-  if (loading_) {
-    // The backend's loading has not returned: it is not waited for.
+  // Still here, the loader has not returned (on_model_loaded lets it go):
+  // it is given up on.
+  if (loader_)
     loader_->abandon();
-  } else {
-    // A blocking backend's model is finalized off the actor system's threads.
-    if (model_)
-      loader_->post([model = std::move(model_)]() mutable { model.reset(); });
-    loader_->close();
-  }
   loader_.reset();
+  if (model_ && loader_used_ && model_->blocking()) {
+    // A blocking backend's model is finalized off the actor system's
+    // threads, on a worker that ends by itself once it is done.
+    worker_thread finalizer{"model '" + spec_.context.name + "' version "
+                            + std::to_string(spec_.context.version) + " finalizer"};
+    finalizer.post([model = std::move(model_)]() mutable { model.reset(); });
+    finalizer.close();
+  }
   model_.reset();
 }
 
@@ -149,6 +148,7 @@ caf::result<status> model_scheduler::start_loading() {
   if (spec_.allow_detached) {
     // Loading may run model code (a Python initialize) that never returns:
     // it runs on a thread the actor system does not wait for.
+    loader_used_ = true;
     loader_ = std::make_unique<worker_thread>("model '" + spec_.context.name + "' version "
                                               + std::to_string(spec_.context.version)
                                               + " loader");
@@ -160,6 +160,11 @@ caf::result<status> model_scheduler::start_loading() {
 }
 
 void model_scheduler::on_model_loaded(backend_model_ptr model, status st) {
+  if (loader_) {
+    // Its one task has returned: the loader ends by itself.
+    loader_->close();
+    loader_.reset();
+  }
   if (!st)
     return fail_loading(st);
   model_ = std::move(model);

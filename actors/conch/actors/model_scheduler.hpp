@@ -107,9 +107,11 @@ class model_scheduler : public caf::event_based_actor {
   std::shared_ptr<const inference::ModelConfig> config_;
   runtime::batching::batch_queue queue_;
   backend_model_ptr model_;
-  /// Loads the backend and, for a blocking one, finalizes it (null in
-  /// deterministic tests, which load on the test scheduler).
+  /// Loads the backend, until it returned (never in deterministic tests,
+  /// which load on the test scheduler).
   std::unique_ptr<worker_thread> loader_;
+  /// The backend loaded on a worker: a blocking one is finalized on one too.
+  bool loader_used_ = false;
   std::vector<instance_slot> slots_;
   std::vector<size_t> idle_;
   std::shared_ptr<runtime::response_router> router_;
