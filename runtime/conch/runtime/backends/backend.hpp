@@ -66,8 +66,11 @@ class backend_model {
 
   /// True when execute() may block (sleeps, Python, external runtimes): such
   /// instances get a thread of their own instead of a scheduler thread, and
-  /// never run on the threads that submit requests.
-  virtual bool blocking() const noexcept { return false; }
+  /// never run on the threads that submit requests. True unless a backend
+  /// opts out: one that returns false promises that its create_instance and
+  /// execute never block, and may then run on the actor system's threads
+  /// and on the direct lane.
+  virtual bool blocking() const noexcept { return true; }
 };
 
 } // namespace conch::runtime::backends
