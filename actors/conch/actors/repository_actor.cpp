@@ -35,6 +35,8 @@ repository_actor::repository_actor(caf::actor_config& cfg, server_options option
   }
   std::random_device rd;
   override_base_ = fs::temp_directory_path() / ("conch-overrides-" + std::to_string(rd()));
+  if (allow_detached_)
+    scanner_ = std::make_unique<worker_thread>("the model repository's scans");
 }
 
 caf::behavior repository_actor::make_behavior() {
@@ -78,12 +80,41 @@ caf::behavior repository_actor::make_behavior() {
     [this](caf::get_atom) { return table_; },
     [this](stop_atom) { return stop_all(); },
     [this](abort_atom) { abort_all(); },
+    [this](scan_atom, uint64_t id) {
+      auto i = continuations_.find(id);
+      if (i == continuations_.end())
+        return;
+      auto then = std::move(i->second);
+      continuations_.erase(i);
+      if (*then)
+        (*then)();
+    },
   };
+}
+
+void repository_actor::off_thread(std::function<std::function<void()>()> work) {
+  if (!scanner_) {
+    work()();
+    return;
+  }
+  auto id = next_continuation_++;
+  auto then = std::make_shared<std::function<void()>>();
+  continuations_.emplace(id, then);
+  caf::actor_addr me = address();
+  scanner_->post([work = std::move(work), then, me, id] {
+    *then = work();
+    if (auto self = caf::actor_cast<caf::actor>(me))
+      caf::anon_send(self, scan_atom_v, id);
+  });
 }
 
 void repository_actor::on_exit() {
   // CAF 0.17 does not break promises: answer every operation still open.
   exiting_ = true;
+  // A scan that has not returned (a configuration hook that hangs) is given
+  // up on; its continuation never runs.
+  continuations_.clear();
+  scanner_.reset();
   auto pending = std::move(pending_);
   pending_.clear();
   for (auto& [id, done] : pending)
@@ -143,105 +174,6 @@ void repository_actor::run_exclusive(const std::string& name, std::function<void
     start();
 }
 
-std::vector<std::string> repository_actor::names_in_repositories() const {
-  std::vector<std::string> out;
-  for (const auto& m : runtime::repository::scan(roots_).models)
-    out.push_back(m.name);
-  return out;
-}
-
-caf::result<std::vector<std::string>> repository_actor::initial_load() {
-  auto rp = make_response_promise();
-  auto scanned = runtime::repository::scan(roots_);
-  auto failures = std::make_shared<std::vector<std::string>>();
-  for (auto& [what, st] : scanned.errors) {
-    CONCH_LOG_ERROR << st.message();
-    failures->push_back(st.message());
-  }
-  std::vector<std::string> wanted;
-  if (options_.model_control_mode != control_mode::explicit_) {
-    for (const auto& m : scanned.models)
-      wanted.push_back(m.name);
-  } else {
-    for (const auto& name : options_.startup_models) {
-      if (name == "*") {
-        wanted.clear();
-        for (const auto& m : scanned.models)
-          wanted.push_back(m.name);
-        break;
-      }
-      wanted.push_back(name);
-    }
-  }
-  auto remaining = std::make_shared<size_t>(wanted.size());
-  auto finish = [this, rp, failures]() mutable {
-    if (exiting_)
-      return rp.deliver(*failures);
-    if (options_.model_control_mode == control_mode::poll)
-      schedule_poll();
-    publish([rp, failures]() mutable { rp.deliver(*failures); });
-  };
-  if (wanted.empty()) {
-    finish();
-    return rp;
-  }
-  for (const auto& name : wanted)
-    run_exclusive(
-      name, [this, name](done_fn done) { load(name, nullptr, std::move(done)); },
-      [name, failures, remaining, finish](status st) mutable {
-        if (!st)
-          failures->push_back(name + ": " + st.message());
-        if (--*remaining == 0)
-          finish();
-      });
-  return rp;
-}
-
-caf::result<status> repository_actor::poll() {
-  if (options_.model_control_mode != control_mode::poll)
-    return runtime::unsupported("poll is only allowed in POLL mode");
-  auto scanned = runtime::repository::scan(roots_);
-  std::map<std::string, runtime::repository::model_location> found;
-  for (auto& m : scanned.models)
-    found.emplace(m.name, m);
-  auto rp = make_response_promise();
-  auto remaining = std::make_shared<size_t>(1);
-  auto errors = std::make_shared<std::string>();
-  auto one_done = [rp, remaining, errors](const std::string& name, status st) mutable {
-    if (!st)
-      *errors += (errors->empty() ? "" : "; ") + name + ": " + st.message();
-    if (--*remaining == 0)
-      rp.deliver(errors->empty() ? status::ok() : runtime::internal_error(*errors));
-  };
-  for (auto& [name, location] : found) {
-    auto i = records_.find(name);
-    // A model with an operation under way is looked at again next poll.
-    if (i != records_.end() && (i->second.busy || !i->second.waiting.empty()))
-      continue;
-    auto fp = runtime::repository::fingerprint(location.path);
-    if (i != records_.end() && i->second.fingerprint == fp && !i->second.versions.empty())
-      continue;
-    CONCH_LOG_INFO << "poll: model '" << name << "' "
-                   << (i == records_.end() || i->second.versions.empty() ? "added" : "modified")
-                   << ", loading";
-    ++*remaining;
-    run_exclusive(
-      name, [this, name = name](done_fn done) { load(name, nullptr, std::move(done)); },
-      [one_done, name = name](status st) mutable { one_done(name, std::move(st)); });
-  }
-  for (auto& [name, record] : records_) {
-    if (found.count(name) != 0 || record.versions.empty() || record.busy)
-      continue;
-    CONCH_LOG_INFO << "poll: model '" << name << "' removed, unloading";
-    ++*remaining;
-    run_exclusive(
-      name, [this, name = name](done_fn done) { unload(name, std::move(done)); },
-      [one_done, name = name](status st) mutable { one_done(name, std::move(st)); });
-  }
-  one_done("", status::ok());
-  return rp;
-}
-
 void repository_actor::schedule_poll() {
   if (options_.repository_poll_secs == 0)
     return;
@@ -282,30 +214,6 @@ void repository_actor::maybe_stop() {
 void repository_actor::abort_all() {
   for (auto& s : schedulers_)
     send(s, abort_atom_v);
-}
-
-index_ptr repository_actor::index(bool ready_only) const {
-  auto out = std::make_shared<std::vector<index_entry>>();
-  std::map<std::string, bool> listed;
-  for (const auto& [name, record] : records_) {
-    if (record.versions.empty() && !record.last_error.empty() && !ready_only) {
-      out->push_back({name, "", model_state::unavailable, record.last_error});
-      listed[name] = true;
-    }
-    for (const auto& [v, entry] : record.versions) {
-      if (ready_only && entry.state != model_state::ready)
-        continue;
-      out->push_back({name, std::to_string(v), entry.state, entry.reason});
-      listed[name] = true;
-    }
-  }
-  if (!ready_only)
-    for (const auto& name : names_in_repositories())
-      if (!listed[name])
-        out->push_back({name, "", model_state::unknown, ""});
-  std::stable_sort(out->begin(), out->end(),
-                   [](const index_entry& a, const index_entry& b) { return a.name < b.name; });
-  return out;
 }
 
 void repository_actor::on_scheduler_down(const caf::down_msg& msg) {

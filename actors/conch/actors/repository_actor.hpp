@@ -14,6 +14,8 @@
 
 #include "conch/actors/messages.hpp"
 #include "conch/actors/repository_messages.hpp"
+#include "conch/actors/repository_prepare.hpp"
+#include "conch/actors/worker_thread.hpp"
 #include "conch/actors/server_flags.hpp"
 #include "conch/actors/server_options.hpp"
 #include "conch/runtime/backends/registry.hpp"
@@ -56,6 +58,8 @@ class repository_actor : public caf::event_based_actor {
   // -- operations (repository_load.cpp / repository_unload.cpp) ----------------
   void run_exclusive(const std::string& name, std::function<void(done_fn)> op, done_fn done);
   void load(const std::string& name, load_parameters_ptr params, done_fn done);
+  void start_load(const std::string& name, const prepared_load& prepared, uint64_t started,
+                  done_fn done);
   void finish_load(const std::string& name, std::map<int64_t, version_entry> loaded,
                    std::map<int64_t, runtime::status> failures, uint64_t started,
                    std::filesystem::path override_dir, done_fn done);
@@ -72,17 +76,27 @@ class repository_actor : public caf::event_based_actor {
   runtime::status register_root(const runtime::repository::repository_root& root);
   runtime::status unregister_root(const std::string& path);
 
-  // -- control --------------------------------------------------------------------
+  // -- work off the actor system's threads (repository_actor.cpp) ---------------
+  /// Runs `work` on the repository's worker thread (at once, in deterministic
+  /// tests), then on this actor the continuation `work` returned. Reading
+  /// the disk and completing configurations (Python) block.
+  void off_thread(std::function<std::function<void()>()> work);
+
+  // -- walking the roots (repository_scans.cpp) ---------------------------------
   caf::result<std::vector<std::string>> initial_load();
+  void load_initial(const runtime::repository::scan_result& scanned, caf::response_promise rp);
   caf::result<runtime::status> poll();
+  void poll_found(const std::map<std::string, uint64_t>& found, caf::response_promise rp);
+  caf::result<index_ptr> index(bool ready_only);
+  index_ptr index_of(const std::vector<std::string>& found, bool ready_only) const;
+
+  // -- control --------------------------------------------------------------------
   caf::result<runtime::status> stop_all();
   void abort_all();
-  index_ptr index(bool ready_only) const;
   void on_scheduler_down(const caf::down_msg& msg);
   void publish(std::function<void()> then);
   model_table_ptr snapshot() const;
   void schedule_poll();
-  std::vector<std::string> names_in_repositories() const;
 
   server_options options_;
   /// The repositories read by scans and loads, in registration order.
@@ -100,6 +114,10 @@ class repository_actor : public caf::event_based_actor {
   uint64_t next_operation_ = 0;
   /// Every scheduler alive, loading and retiring ones included.
   std::vector<caf::actor> schedulers_;
+  /// Where off_thread work runs; null in deterministic tests.
+  std::unique_ptr<worker_thread> scanner_;
+  std::map<uint64_t, std::shared_ptr<std::function<void()>>> continuations_;
+  uint64_t next_continuation_ = 0;
   caf::response_promise stop_rp_;
   bool stopping_ = false;
   bool stop_draining_ = false;

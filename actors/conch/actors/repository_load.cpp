@@ -23,34 +23,6 @@ using runtime::status;
 
 namespace {
 
-// Where the model lives: an override directory written from the load's file
-// contents, or the model's folder in the repositories.
-runtime::result<repo::model_location> locate(const std::vector<repo::repository_root>& roots,
-                                             const std::string& name,
-                                             const load_parameters* params,
-                                             const fs::path& override_base, fs::path& override_dir) {
-  if (params != nullptr && !params->files.empty()) {
-    if (!params->config_json)
-      return runtime::invalid_argument("failed to load '" + name
-                                       + "': file overrides require a 'config' parameter");
-    auto dir = repo::write_override_directory(override_base, name, *params->config_json,
-                                              params->files);
-    if (!dir)
-      return dir.error();
-    override_dir = *dir;
-    return repo::model_location{name, dir->parent_path(), *dir};
-  }
-  auto found = repo::find_all(roots, name);
-  if (found.size() > 1)
-    return runtime::invalid_argument("failed to load '" + name + "', model '" + name
-                                     + "' appears in multiple repositories");
-  if (found.empty())
-    return runtime::not_found("failed to load '" + name
-                              + "', no version is available: no model directory named '" + name
-                              + "' in the model repository");
-  return std::move(found.front());
-}
-
 std::map<std::string, std::string> metric_tags(const inference::ModelConfig& config) {
   std::map<std::string, std::string> tags;
   for (const auto& [k, v] : config.metric_tags())
@@ -138,49 +110,43 @@ void repository_actor::load(const std::string& name, load_parameters_ptr params,
   if (stopping_)
     return done(runtime::unavailable("server is stopping"));
   auto started = runtime::now_ns();
-  fs::path override_dir;
-  auto location = locate(roots_, name, params.get(), override_base_, override_dir);
-  if (!location)
-    return done(location.error());
-  // On any failure before the schedulers start, the new override goes again.
-  auto fail = [this, &name, &override_dir, &done](status st) {
+  load_request request{roots_, name, std::move(params), override_base_, {}};
+  request.options.strict_model_config = options_.strict_model_config;
+  request.options.gpu_count = gpu_count_;
+  // The disk, and a backend's configuration completion (which may run
+  // Python), are read off the actor system's threads.
+  off_thread([this, request = std::move(request), started, done]() -> std::function<void()> {
+    auto prepared = std::make_shared<prepared_load>(prepare_load(request));
+    return [this, name = request.name, prepared, started, done] {
+      start_load(name, *prepared, started, done);
+    };
+  });
+}
+
+void repository_actor::start_load(const std::string& name, const prepared_load& prepared,
+                                  uint64_t started, done_fn done) {
+  const auto& override_dir = prepared.override_dir;
+  if (stopping_ || !prepared.error) {
     if (!override_dir.empty())
       repo::remove_override_directory(override_dir);
-    records_[name].last_error = st.message();
-    CONCH_LOG_ERROR << st.message();
-    done(std::move(st));
-  };
-  repo::config_load_options load_options;
-  load_options.strict_model_config = options_.strict_model_config;
-  load_options.gpu_count = gpu_count_;
-  std::optional<std::string> config_json;
-  if (params && params->config_json && override_dir.empty())
-    config_json = params->config_json;
-  auto config = repo::load_model_config(*location, load_options, config_json);
-  if (!config)
-    return fail(config.error().with_prefix("failed to load '" + name + "': "));
-  auto backend = runtime::backends::registry::global().resolve(*config);
-  if (!backend)
-    return fail(backend.error().with_prefix("failed to load '" + name + "': "));
-  auto labels = repo::load_output_labels(*config, location->path);
-  if (!labels)
-    return fail(labels.error().with_prefix("failed to load '" + name + "': "));
-  auto available = repo::version_directories(location->path);
-  auto versions = repo::select_versions(config->version_policy(), available);
-  if (versions.empty())
-    return fail(runtime::invalid_argument("failed to load '" + name
-                                          + "': at least one version must be available under "
-                                            "the version policy of model '" + name + "'"));
-  records_[name].fingerprint = repo::fingerprint(location->path);
-  auto shared_config = std::make_shared<const inference::ModelConfig>(std::move(*config));
+    if (stopping_)
+      return done(runtime::unavailable("server is stopping"));
+    records_[name].last_error = prepared.error.message();
+    CONCH_LOG_ERROR << prepared.error.message();
+    return done(prepared.error);
+  }
+  const auto& location = prepared.location;
+  const auto& versions = prepared.versions;
+  records_[name].fingerprint = prepared.fingerprint;
+  auto shared_config = prepared.config;
   auto pending = std::make_shared<size_t>(versions.size());
   auto loaded = std::make_shared<std::map<int64_t, version_entry>>();
   auto failures = std::make_shared<std::map<int64_t, status>>();
   for (auto v : versions) {
     CONCH_LOG_INFO << "loading: " << name << ":" << v;
-    auto entry = start_version(name, v, shared_config, location->path, location->repository,
-                               backend->factory);
-    entry.labels = *labels;
+    auto entry = start_version(name, v, shared_config, location.path, location.repository,
+                               prepared.factory);
+    entry.labels = prepared.labels;
     auto scheduler = entry.scheduler;
     (*loaded)[v] = std::move(entry);
     request(scheduler, caf::infinite, init_atom_v)
