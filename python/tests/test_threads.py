@@ -120,3 +120,66 @@ def test_stop_with_requests_in_flight_from_several_threads(tmp_path, make_server
         t.join(timeout=60)
         assert not t.is_alive()
     assert len(outcomes) == 4
+
+
+BUSY_SERVER = """
+import queue, sys, threading
+import numpy
+import conch
+from conch.frontend import KServeHttp
+
+# Every HTTP request goes through the actors, whose thread also produces the
+# in-process responses below: if handing one to Python took the GIL there,
+# the HTTP requests would wait for it too.
+server = conch.Server(model_repository=sys.argv[1], direct_lane=False).start(wait_until_ready=True)
+http = KServeHttp(server, KServeHttp.Options(port=0))
+http.start()
+model = server.model("identity_fp32")
+data = numpy.ones((1, 16), dtype=numpy.float32)
+responses = queue.SimpleQueue()
+
+def busy():
+    # Pure Python that keeps the GIL for seconds at a time, and now and then
+    # a request whose responses are pushed into a Python queue.
+    sys.setswitchinterval(2.0)
+    n = 0
+    while True:
+        n += 1
+        if n % 200000 == 0:
+            model.infer(inputs={"INPUT0": data}, response_queue=responses)
+
+threading.Thread(target=busy, daemon=True).start()
+print(http.port, flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_busy_python_thread_does_not_slow_a_cpp_model() -> None:
+    import subprocess
+    import sys
+
+    import tritonclient.http as httpclient
+
+    from conftest import EXAMPLE_REPOSITORY
+
+    process = subprocess.Popen(
+        [sys.executable, "-c", BUSY_SERVER, str(EXAMPLE_REPOSITORY)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        port = int(process.stdout.readline())
+        client = httpclient.InferenceServerClient(f"127.0.0.1:{port}", network_timeout=60)
+        tensor = httpclient.InferInput("INPUT0", [1, 16], "FP32")
+        tensor.set_data_from_numpy(numpy.ones((1, 16), dtype=numpy.float32))
+        begin = time.monotonic()
+        for _ in range(20):
+            client.infer("identity_fp32", inputs=[tensor])
+        took = time.monotonic() - begin
+        # Waiting for the GIL even once a request would cost up to the busy
+        # thread's 2 s switch interval; without it, 20 requests take
+        # milliseconds. The bound is far from both.
+        assert took < 10, f"20 requests took {took:.1f} s"
+        client.close()
+    finally:
+        process.kill()
+        process.wait()

@@ -5,6 +5,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include "conch/python/py_delivery.hpp"
+
 namespace conch::python {
 
 namespace py = pybind11;
@@ -13,34 +15,42 @@ void response_queue::push(runtime::inference_response&& r) noexcept {
   // Dropped when this call returns: whoever delivers a response holds the
   // job too, so this never destroys the job inside its own delivery.
   std::optional<actors::request_handle> done;
-  if (on_response_) {
-    {
-      std::lock_guard<std::mutex> guard{mu_};
-      final_ = final_ || r.final;
-      if (final_)
-        done.swap(handle_);
-    }
-    bool final = r.final;
-    with_gil([&] {
-      auto fn = py::reinterpret_borrow<py::object>(on_response_.get());
-      // The callable usually refers back to the Python object that holds
-      // this queue; letting go of it with the final response breaks that
-      // cycle, which Python's collector cannot see through C++.
-      if (final)
-        on_response_ = py_ref{};
-      fn(py::cast(std::move(r)));
-    });
-    return;
-  }
   {
     std::lock_guard<std::mutex> guard{mu_};
     final_ = final_ || r.final;
     if (final_)
       done.swap(handle_);
-    items_.push_back(std::move(r));
-    has_items_.store(true, std::memory_order_release);
+    if (!push_mode_) {
+      items_.push_back(std::move(r));
+      has_items_.store(true, std::memory_order_release);
+    }
   }
-  cv_.notify_one();
+  if (!push_mode_) {
+    cv_.notify_one();
+    return;
+  }
+  // The callable runs on the delivery thread; this thread never takes the GIL.
+  try {
+    py_delivery::post(shared_from_this(), std::move(r));
+  } catch (...) {
+    // Out of memory: the response is lost, as Python could not take it.
+  }
+}
+
+void response_queue::deliver(runtime::inference_response&& r) {
+  if (!on_response_)
+    return;
+  auto fn = py::reinterpret_borrow<py::object>(on_response_.get());
+  // The callable usually refers back to the Python object that holds this
+  // queue; letting go of it with the final response breaks that cycle,
+  // which Python's collector cannot see through C++.
+  if (r.final)
+    on_response_ = py_ref{};
+  try {
+    fn(py::cast(std::move(r)));
+  } catch (py::error_already_set& e) {
+    e.discard_as_unraisable("conch: a response callback");
+  }
 }
 
 void response_queue::set_handle(actors::request_handle handle) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <optional>
 
@@ -16,17 +17,22 @@ namespace conch::python {
 /// The responses of one request on their way to Python. Thread-safe.
 ///
 /// Without a callable (pull mode) Conch threads push and a Python thread takes
-/// responses with `pop`, waiting with the GIL released; no Conch thread ever
-/// needs the GIL. With a callable (push mode) each response is handed to it
-/// as a _conch.Response on the Conch thread that produced it, with the GIL
-/// taken (gil.hpp rule 2), and nothing is stored.
-class response_queue {
+/// responses with `pop`, waiting with the GIL released. With a callable (push
+/// mode) each response is handed to it as a _conch.Response by the delivery
+/// thread (py_delivery), in order, and nothing is stored. Either way no
+/// thread of Conch's ever needs the GIL. Held by a shared_ptr.
+class response_queue : public std::enable_shared_from_this<response_queue> {
  public:
   /// A queue in pull mode when `on_response` is empty, else in push mode.
-  explicit response_queue(py_ref on_response) : on_response_(std::move(on_response)) {}
+  explicit response_queue(py_ref on_response)
+    : push_mode_(static_cast<bool>(on_response)), on_response_(std::move(on_response)) {}
 
   /// Takes one response; called by Conch for each response of the request.
   void push(runtime::inference_response&& r) noexcept;
+
+  /// Push mode: calls the callable with `r`. Requires the GIL; called by the
+  /// delivery thread only.
+  void deliver(runtime::inference_response&& r);
 
   /// The outcome of a wait.
   enum class wait_result { ok, timeout, busy };
@@ -65,7 +71,8 @@ class response_queue {
   bool waiting_ = false;
   bool final_ = false;
   std::optional<actors::request_handle> handle_;
-  py_ref on_response_;
+  const bool push_mode_;
+  py_ref on_response_;  // touched with the GIL only
 };
 
 } // namespace conch::python
