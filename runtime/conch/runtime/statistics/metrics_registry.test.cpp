@@ -123,6 +123,14 @@ TEST(metrics_registry, retire_waits_for_updates_on_other_threads) {
   EXPECT_FALSE(contains(registry.serialize(), "model=\"m\""));
 }
 
+TEST(metrics_registry, the_abandoned_thread_series_are_exposed_from_the_start) {
+  metrics_registry registry;
+  auto text = registry.serialize();
+  EXPECT_TRUE(contains(text, "# TYPE conch_abandoned_threads gauge\nconch_abandoned_threads "))
+    << text;
+  EXPECT_TRUE(contains(text, "# TYPE conch_abandoned_threads_total counter\n")) << text;
+}
+
 TEST(metrics_registry, metric_tags_become_underscore_labels) {
   metrics_registry registry;
   auto m = registry.add_model("m", 3, {{"team", "vision"}, {"cost-center", "42"}});
