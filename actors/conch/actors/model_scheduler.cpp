@@ -66,6 +66,11 @@ caf::behavior model_scheduler::make_behavior() {
       drain_poll_armed_ = false;
       maybe_finish_drain();
     },
+    // The model's finalizer returned (finalizing_model).
+    [this](stopped_atom) {
+      finalizer_.reset();
+      maybe_finish_drain();
+    },
   };
 }
 
@@ -97,19 +102,48 @@ void model_scheduler::on_exit() {
 
 void model_scheduler::release_model() {
   // Still here, the loader has not returned (on_model_loaded lets it go):
-  // it is given up on.
+  // it is given up on; so is a finalization that has not returned.
   if (loader_)
     loader_->abandon();
   loader_.reset();
-  if (model_ && loader_used_ && model_->blocking()) {
-    // A blocking backend's model is finalized off the actor system's
-    // threads, on a worker that ends by itself once it is done.
-    worker_thread finalizer{"model '" + spec_.context.name + "' version "
-                            + std::to_string(spec_.context.version) + " finalizer"};
+  if (finalizer_ && finalizer_->busy())
+    finalizer_->abandon();
+  finalizer_.reset();
+  if (finalize_on_worker()) {
+    // Ending without a drain: the finalization runs on, unwaited for.
+    worker_thread finalizer{finalizer_name()};
     finalizer.post([model = std::move(model_)]() mutable { model.reset(); });
     finalizer.close();
   }
   model_.reset();
+}
+
+bool model_scheduler::finalize_on_worker() const {
+  return model_ && loader_used_ && model_->blocking();
+}
+
+std::string model_scheduler::finalizer_name() const {
+  return "model '" + spec_.context.name + "' version " + std::to_string(spec_.context.version)
+         + " finalizer";
+}
+
+bool model_scheduler::finalizing_model() {
+  if (finalizer_)
+    return true; // its stopped_atom comes back to maybe_finish_drain
+  if (!finalize_on_worker()) {
+    model_.reset();
+    return false;
+  }
+  // A blocking backend's model is finalized off the actor system's threads,
+  // and the drain answers once that returned.
+  finalizer_ = std::make_unique<worker_thread>(finalizer_name());
+  finalizer_->post([model = std::move(model_)]() mutable { model.reset(); });
+  caf::actor_addr me = address();
+  finalizer_->close([me] {
+    if (auto self = caf::actor_cast<caf::actor>(me))
+      caf::anon_send(self, stopped_atom_v);
+  });
+  return true;
 }
 
 uint64_t model_scheduler::now() const {
@@ -413,6 +447,8 @@ void model_scheduler::maybe_finish_drain() {
     return;
   }
   if (live_instances_ == 0) {
+    if (finalizing_model())
+      return;
     for (auto& rp : drain_rps_)
       if (rp.pending())
         rp.deliver(status::ok());

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <caf/event_based_actor.hpp>
@@ -74,6 +75,10 @@ class model_scheduler : public caf::event_based_actor {
                         instance_ptr instance);
   void fail_loading(runtime::status st);
   void release_model();
+  bool finalize_on_worker() const;
+  std::string finalizer_name() const;
+  /// At the end of a drain: true while the model is finalized on a worker.
+  bool finalizing_model();
 
   // -- request path ----------------------------------------------------------
   void admit(runtime::job_ptr job);
@@ -112,6 +117,8 @@ class model_scheduler : public caf::event_based_actor {
   std::unique_ptr<worker_thread> loader_;
   /// The backend loaded on a worker: a blocking one is finalized on one too.
   bool loader_used_ = false;
+  /// Finalizes a blocking backend's model at the end of a drain.
+  std::unique_ptr<worker_thread> finalizer_;
   std::vector<instance_slot> slots_;
   std::vector<size_t> idle_;
   std::shared_ptr<runtime::response_router> router_;
