@@ -31,6 +31,18 @@ class frontend_transport {
   /// Past the deadline: cancel what is in flight and close everything now.
   /// `drained` still fires once everything is released.
   virtual void abort() = 0;
+
+  /// Whom to tell when the transport fails while serving (one of its threads
+  /// ended though nobody stopped it): called from any thread, at most once
+  /// per start. Its supervisor sets it before each start. A transport that
+  /// cannot notice failures keeps this default, which ignores it.
+  virtual void set_failure_handler(std::function<void(runtime::status)> failed) {
+    (void) failed;
+  }
+
+  /// Fault injection for tests: fails as a crash would, where the transport
+  /// can (see set_failure_handler); otherwise does nothing.
+  virtual void inject_failure() {}
 };
 
 using frontend_transport_ptr = std::shared_ptr<frontend_transport>;

@@ -62,11 +62,13 @@ grpc_frontend::grpc_frontend(server& srv, grpc_options options)
   : listening_frontend(srv, "GRPCInferenceService", "gRPC"), options_(std::move(options)) {}
 
 runtime::status grpc_frontend::start() {
-  return start_transport(options_.address, [this]() -> transport_result {
+  return start_transport(options_.address, [this](uint16_t port) -> transport_result {
     auto o = server_options_of(options_);
     if (!o)
       return o.error();
     o->shutdown_timeout = std::chrono::seconds{srv_.options().exit_timeout};
+    if (port != 0)
+      o->port = port;
     auto gateway = std::make_shared<server_gateway>(srv_);
     return transport_result{std::make_shared<grpc_transport>(std::move(*o), std::move(gateway))};
   });

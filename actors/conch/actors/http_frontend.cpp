@@ -33,7 +33,7 @@ http_frontend::http_frontend(server& srv, http_options options)
   : listening_frontend(srv, "HTTPService", "HTTP"), options_(std::move(options)) {}
 
 runtime::status http_frontend::start() {
-  return start_transport(options_.address, [this]() -> transport_result {
+  return start_transport(options_.address, [this](uint16_t port) -> transport_result {
     CONCH_RUNTIME_RETURN_IF_ERROR(check(options_));
     transports::http::kserve::kserve_handler_options h;
     h.server = std::make_shared<server_gateway>(srv_);
@@ -44,8 +44,10 @@ runtime::status http_frontend::start() {
     auto handler = transports::http::kserve::kserve_handler::make(std::move(h));
     if (!handler)
       return handler.error();
-    return transport_result{
-      std::make_shared<http_transport>(transport_options(options_), std::move(*handler))};
+    auto o = transport_options(options_);
+    if (port != 0)
+      o.port = port;
+    return transport_result{std::make_shared<http_transport>(std::move(o), std::move(*handler))};
   });
 }
 

@@ -1,6 +1,11 @@
 #include "conch/actors/listening_frontend.hpp"
 
+#include <atomic>
 #include <string>
+
+#include <caf/send.hpp>
+
+#include "conch/actors/messages.hpp"
 
 #include "conch/runtime/logging/log.hpp"
 
@@ -32,12 +37,10 @@ listening_frontend::~listening_frontend() {
   }
   if (fe)
     (void) srv_.stop_frontend(fe);
-  transport_.reset();
 }
 
-runtime::status listening_frontend::start_transport(
-  const std::string& address,
-  const std::function<runtime::result<std::shared_ptr<listening_transport>>()>& make) {
+runtime::status listening_frontend::start_transport(const std::string& address,
+                                                    const transport_maker& make) {
   {
     std::lock_guard<std::mutex> guard{mutex_};
     if (!srv_.live()) {
@@ -45,15 +48,33 @@ runtime::status listening_frontend::start_transport(
       supervisor_ = nullptr;
       return runtime::unavailable("the server is not running");
     }
+    if (supervisor_ && health_ && health_->failed())
+      return runtime::unavailable(health_->failure().message()
+                                  + "; stop it before starting it again");
     if (supervisor_ || starting_)
       return runtime::already_exists(kind_ + " server is already running.");
     starting_ = true;
   }
   // Unlocked while the server's tree starts the transport: a stop or a
   // port() meanwhile must not wait for it.
-  auto transport = make();
-  runtime::result<caf::actor> fe = transport ? srv_.add_frontend(*transport)
-                                             : runtime::result<caf::actor>{transport.error()};
+  auto transport = make(0);
+  auto health = std::make_shared<frontend_health>();
+  runtime::result<caf::actor> fe{runtime::unavailable("not started")};
+  if (transport) {
+    // A transport that fails while serving is replaced on the port it bound.
+    auto restart = std::make_shared<frontend_restart>();
+    auto bound = std::make_shared<std::atomic<uint16_t>>(0);
+    restart->make = [make, bound]() -> runtime::result<frontend_transport_ptr> {
+      auto fresh = make(bound->load());
+      if (!fresh)
+        return fresh.error();
+      return frontend_transport_ptr{std::move(*fresh)};
+    };
+    restart->budget = srv_.options().restart_budget;
+    restart->health = health;
+    fe = srv_.add_frontend(*transport, restart);
+    bound->store((*transport)->port());
+  }
   std::lock_guard<std::mutex> guard{mutex_};
   starting_ = false;
   if (!transport)
@@ -63,9 +84,10 @@ runtime::status listening_frontend::start_transport(
     return fe.error();
   }
   supervisor_ = std::move(*fe);
-  transport_ = std::move(*transport);
+  health_ = std::move(health);
+  port_ = (*transport)->port();
   address_ = address;
-  CONCH_LOG_INFO << "Started " << service_ << " at " << address_ << ":" << transport_->port();
+  CONCH_LOG_INFO << "Started " << service_ << " at " << address_ << ":" << port_;
   return runtime::status::ok();
 }
 
@@ -86,7 +108,7 @@ runtime::status listening_frontend::stop() {
       return runtime::unavailable(kind_ + " server is not running.");
     }
     address = address_;
-    port = transport_ ? transport_->port() : 0;
+    port = port_;
   }
   // Unlocked: the supervisor answers every stop that races, and a stopped
   // server (which stopped this frontend first) makes it a no-op.
@@ -105,7 +127,31 @@ runtime::status listening_frontend::stop() {
 
 uint16_t listening_frontend::port() const {
   std::lock_guard<std::mutex> guard{mutex_};
-  return transport_ ? transport_->port() : 0;
+  if (supervisor_ && health_ && health_->failed())
+    return 0;
+  return port_;
+}
+
+size_t listening_frontend::restarts() const {
+  std::lock_guard<std::mutex> guard{mutex_};
+  return health_ ? health_->restarts() : 0;
+}
+
+runtime::status listening_frontend::failure() const {
+  std::lock_guard<std::mutex> guard{mutex_};
+  if (supervisor_ && health_ && health_->failed())
+    return health_->failure();
+  return runtime::status::ok();
+}
+
+void listening_frontend::inject_failure() {
+  caf::actor fe;
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    fe = supervisor_;
+  }
+  if (fe)
+    caf::anon_send(fe, crash_atom_v);
 }
 
 } // namespace conch::actors

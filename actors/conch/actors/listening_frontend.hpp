@@ -8,6 +8,7 @@
 
 #include <caf/actor.hpp>
 
+#include "conch/actors/frontend_health.hpp"
 #include "conch/actors/frontend_transport.hpp"
 #include "conch/actors/server.hpp"
 #include "conch/runtime/result.hpp"
@@ -48,20 +49,38 @@ class listening_frontend {
   /// waits for a stop of this frontend that another thread runs.
   runtime::status stop();
 
-  /// The port the latest start bound (the picked one for port 0); 0 before.
+  /// The port the latest start bound (the picked one for port 0); 0 before,
+  /// and 0 once the frontend failed (see failure()).
   uint16_t port() const;
+
+  /// How often the running frontend's transport was restarted after it
+  /// failed; each restart binds the same port.
+  size_t restarts() const;
+
+  /// UNAVAILABLE "<kind> server failed: <why>" once the transport failed
+  /// more often than the server's restart_budget allows: it serves no more
+  /// (start() says so too) until stop() and start(). OK otherwise.
+  runtime::status failure() const;
+
+  /// Fault injection for tests: makes the running transport fail as a crash
+  /// of one of its threads would. Does nothing when not running.
+  void inject_failure();
 
  protected:
   /// `service` names the frontend in log lines ("HTTPService"), `kind` in
   /// errors ("HTTP" gives "HTTP server is already running.").
   listening_frontend(server& srv, std::string service, std::string kind);
 
-  /// Makes the transport and adds it to the server. UNAVAILABLE when the
-  /// server stopped, ALREADY_EXISTS when running, else what `make` or the
+  /// Makes a transport: on the options' port when `port` is 0, else on
+  /// `port` (a restart after a failure binds the port the start bound).
+  using transport_maker =
+    std::function<runtime::result<std::shared_ptr<listening_transport>>(uint16_t port)>;
+
+  /// Makes the transport and adds it to the server, which restarts it with
+  /// `make` when it fails. UNAVAILABLE when the server stopped or the
+  /// frontend failed, ALREADY_EXISTS when running, else what `make` or the
   /// transport's start answer. `address` is for the log line.
-  runtime::status start_transport(
-    const std::string& address,
-    const std::function<runtime::result<std::shared_ptr<listening_transport>>()>& make);
+  runtime::status start_transport(const std::string& address, const transport_maker& make);
 
   server srv_;
 
@@ -70,10 +89,11 @@ class listening_frontend {
   std::string kind_;
   std::string address_;  // guarded by mutex_
   mutable std::mutex mutex_;
-  caf::actor supervisor_;                           // guarded by mutex_
-  caf::actor stopping_;                             // guarded by mutex_
-  bool starting_ = false;                           // guarded by mutex_
-  std::shared_ptr<listening_transport> transport_;  // guarded by mutex_
+  caf::actor supervisor_;                   // guarded by mutex_
+  caf::actor stopping_;                     // guarded by mutex_
+  bool starting_ = false;                   // guarded by mutex_
+  uint16_t port_ = 0;                       // guarded by mutex_
+  std::shared_ptr<frontend_health> health_; // guarded by mutex_
 };
 
 } // namespace conch::actors

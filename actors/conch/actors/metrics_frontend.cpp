@@ -30,14 +30,16 @@ metrics_frontend::metrics_frontend(server& srv, metrics_options options)
   : listening_frontend(srv, "Metrics Service", "Metrics"), options_(std::move(options)) {}
 
 runtime::status metrics_frontend::start() {
-  return start_transport(options_.address, [this]() -> transport_result {
+  return start_transport(options_.address, [this](uint16_t port) -> transport_result {
     CONCH_RUNTIME_RETURN_IF_ERROR(check(options_));
     // The handler holds a copy of the server handle; the frontend's
     // supervisor is stopped before the server's metrics go.
     auto handler = std::make_shared<transports::metrics::metrics_handler>(
       [srv = srv_] { return srv.metrics_text(); });
-    return transport_result{
-      std::make_shared<metrics_transport>(transport_options(options_), std::move(handler))};
+    auto o = transport_options(options_);
+    if (port != 0)
+      o.port = port;
+    return transport_result{std::make_shared<metrics_transport>(std::move(o), std::move(handler))};
   });
 }
 

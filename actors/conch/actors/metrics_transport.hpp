@@ -20,6 +20,10 @@ class metrics_transport final : public listening_transport {
   runtime::status start() override;
   void begin_stop(std::function<void()> drained) override;
   void abort() override;
+  void set_failure_handler(std::function<void(runtime::status)> failed) override {
+    server_.set_failure_handler(std::move(failed));
+  }
+  void inject_failure() override { server_.inject_loop_failure(); }
 
   /// The bound port; 0 before start.
   uint16_t port() const noexcept override { return server_.bound_port(); }

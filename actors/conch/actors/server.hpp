@@ -9,6 +9,7 @@
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 
+#include "conch/actors/frontend_health.hpp"
 #include "conch/actors/frontend_transport.hpp"
 #include "conch/actors/model_metadata.hpp"
 #include "conch/actors/repository_messages.hpp"
@@ -160,8 +161,11 @@ class server {
   // -- frontends and metrics ----------------------------------------------------------
 
   /// Adds a frontend to the server's tree and starts it. The server stops it
-  /// first when it stops. Returns the frontend's supervisor.
-  runtime::result<caf::actor> add_frontend(frontend_transport_ptr transport);
+  /// first when it stops. Returns the frontend's supervisor. With `restart`,
+  /// a transport that fails while serving is replaced by a fresh one from
+  /// it, within its budget.
+  runtime::result<caf::actor> add_frontend(frontend_transport_ptr transport,
+                                           frontend_restart_ptr restart = nullptr);
 
   /// Stops one frontend (step 2 of the stop protocol for it alone).
   runtime::status stop_frontend(const caf::actor& frontend);

@@ -139,11 +139,13 @@ request_handle server::submit(runtime::inference_request request,
   return request_handle{std::move(job)};
 }
 
-runtime::result<caf::actor> server::add_frontend(frontend_transport_ptr transport) {
+runtime::result<caf::actor> server::add_frontend(frontend_transport_ptr transport,
+                                                 frontend_restart_ptr restart) {
   caller_thread_guard guard;
   caf::scoped_actor self{*core_->sys};
   runtime::result<caf::actor> out{runtime::unavailable("server is not running")};
-  self->request(core_->supervisor, caf::infinite, frontend_atom_v, std::move(transport))
+  self->request(core_->supervisor, caf::infinite, frontend_atom_v, std::move(transport),
+                std::move(restart))
     .receive(
       [&](status& st, caf::actor& fe) {
         if (st)

@@ -39,7 +39,10 @@ caf::behavior server_supervisor::make_behavior() {
   });
   return {
     [this](init_atom a) { return delegate(repository_, a); },
-    [this](frontend_atom, frontend_transport_ptr& t) { return add_frontend(std::move(t)); },
+    [this](frontend_atom, frontend_transport_ptr& t) { return add_frontend(std::move(t), nullptr); },
+    [this](frontend_atom, frontend_transport_ptr& t, frontend_restart_ptr& restart) {
+      return add_frontend(std::move(t), std::move(restart));
+    },
     [this](stop_atom) { return begin_stop(); },
     [this](timer_atom) { on_deadline(); },
     [this](caf::get_atom) { return caf::make_message(repository_, pool_); },
@@ -62,14 +65,16 @@ void server_supervisor::on_exit() {
   repository_ = nullptr;
 }
 
-caf::result<status, caf::actor> server_supervisor::add_frontend(frontend_transport_ptr transport) {
+caf::result<status, caf::actor> server_supervisor::add_frontend(frontend_transport_ptr transport,
+                                                                frontend_restart_ptr restart) {
   if (phase_ != phase::running)
     return {runtime::unavailable("Server is stopping"), caf::actor{}};
   caf::actor fe;
   if (spec_.allow_detached)
-    fe = spawn<frontend_supervisor, caf::monitored + caf::detached>(std::move(transport));
+    fe = spawn<frontend_supervisor, caf::monitored + caf::detached>(std::move(transport),
+                                                                    std::move(restart));
   else
-    fe = spawn<frontend_supervisor, caf::monitored>(std::move(transport));
+    fe = spawn<frontend_supervisor, caf::monitored>(std::move(transport), std::move(restart));
   frontends_.push_back(fe);
   auto rp = make_response_promise<status, caf::actor>();
   request(fe, caf::infinite, start_atom_v)

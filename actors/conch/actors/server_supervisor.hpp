@@ -7,6 +7,7 @@
 #include <caf/response_promise.hpp>
 
 #include "conch/actors/adapter_slots.hpp"
+#include "conch/actors/frontend_health.hpp"
 #include "conch/actors/frontend_transport.hpp"
 #include "conch/actors/messages.hpp"
 #include "conch/actors/server_flags.hpp"
@@ -43,7 +44,8 @@ class server_supervisor : public caf::event_based_actor {
  private:
   enum class phase { running, frontends, adapters, models, done };
 
-  caf::result<runtime::status, caf::actor> add_frontend(frontend_transport_ptr transport);
+  caf::result<runtime::status, caf::actor> add_frontend(frontend_transport_ptr transport,
+                                                        frontend_restart_ptr restart);
   caf::result<runtime::status> begin_stop();
   void stop_frontends();
   void stop_adapters();

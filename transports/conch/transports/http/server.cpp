@@ -12,6 +12,22 @@ struct server::run_state {
   std::mutex mutex;
   int loops_left = 0;                               // guarded by mutex
   std::vector<std::function<void()>> on_drained;    // guarded by mutex
+  bool stopping = false;                            // guarded by mutex
+  bool failure_reported = false;                    // guarded by mutex
+
+  void begin_stopping() {
+    std::lock_guard<std::mutex> guard{mutex};
+    stopping = true;
+  }
+
+  // True for the first loop that ends while nobody stopped the server.
+  bool ended_unexpectedly() {
+    std::lock_guard<std::mutex> guard{mutex};
+    if (stopping || failure_reported)
+      return false;
+    failure_reported = true;
+    return true;
+  }
 
   // Called by each loop thread as it ends; the last one reports drained.
   void loop_finished() {
@@ -85,8 +101,10 @@ runtime::status server::start() {
   state_->loops_left = static_cast<int>(loops.size());
   loops_ = std::move(loops);
   for (auto& l : loops_)
-    threads_.emplace_back([l, state = state_] {
+    threads_.emplace_back([l, state = state_, failed = failure_handler_] {
       l->run();
+      if (state->ended_unexpectedly() && failed)
+        failed(runtime::unavailable("an HTTP loop thread ended unexpectedly"));
       state->loop_finished();
     });
   return runtime::status::ok();
@@ -96,6 +114,7 @@ void server::begin_stop(std::function<void()> drained) {
   bool now = true;
   if (state_) {
     std::lock_guard<std::mutex> guard{state_->mutex};
+    state_->stopping = true;
     if (state_->loops_left > 0) {
       state_->on_drained.push_back(std::move(drained));
       now = false;
@@ -111,8 +130,15 @@ void server::begin_stop(std::function<void()> drained) {
 }
 
 void server::abort() {
+  if (state_)
+    state_->begin_stopping();
   for (auto& l : loops_)
     l->command(loop_command::abort);
+}
+
+void server::inject_loop_failure() {
+  if (!loops_.empty())
+    loops_.front()->command(loop_command::abort);
 }
 
 void server::join_threads() {

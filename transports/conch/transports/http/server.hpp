@@ -55,6 +55,20 @@ class server {
   /// True between a successful start and the end of the stop that follows.
   bool running() const;
 
+  // -- failures ----------------------------------------------------------------
+
+  /// Whom to tell, once per start, when a loop thread ends though nobody
+  /// stopped the server (a crash of the transport): called on that thread,
+  /// while the other loops still run. Set before start().
+  void set_failure_handler(std::function<void(runtime::status)> failed) {
+    failure_handler_ = std::move(failed);
+  }
+
+  /// Fault injection: ends the first loop as a crash would (its connections
+  /// close, the failure handler hears of it). For tests of what supervises
+  /// the server; does nothing when it is not running.
+  void inject_loop_failure();
+
   // -- properties ------------------------------------------------------------
 
   /// The port the latest start bound (the picked one when options.port is
@@ -74,6 +88,7 @@ class server {
   std::vector<std::shared_ptr<loop>> loops_;
   std::vector<std::thread> threads_;
   std::shared_ptr<run_state> state_;
+  std::function<void(runtime::status)> failure_handler_;
   uint16_t bound_port_ = 0;
 };
 
