@@ -24,6 +24,11 @@ _started: "weakref.WeakSet[Server]" = weakref.WeakSet()
 _started_lock = threading.Lock()
 
 
+# How long the interpreter's exit waits for the Python code of abandoned
+# model executions to return once ExecutionAbandoned was raised in them.
+_ABANDONED_EXIT_WAIT_S = 2.0
+
+
 @atexit.register
 def _stop_all() -> None:
     with _started_lock:
@@ -33,6 +38,13 @@ def _stop_all() -> None:
             server.stop()
         except Exception:  # noqa: BLE001 - exiting; nothing can be reported
             pass
+    # A model thread abandoned past an exit timeout got ExecutionAbandoned
+    # raised in its Python code; let it end before the interpreter
+    # finalizes, which would otherwise end it by unwinding it without the GIL.
+    deadline = time.monotonic() + _ABANDONED_EXIT_WAIT_S
+    while _conch.interrupted_executions() > 0 and time.monotonic() < deadline:
+        _conch.run_deferred()
+        time.sleep(0.005)
 
 
 class ModelDictionary(dict):

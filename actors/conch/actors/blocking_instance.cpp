@@ -172,9 +172,14 @@ void blocking_instance::finalize() {
 void blocking_instance::abandon() {
   auto st = runtime::unavailable("Exit timeout expired: model instance '" + context_.name
                                  + "' did not return, request abandoned");
-  if (running_)
+  if (running_) {
     for (auto& job : *running_)
       job->abandon(st);
+    // The instance is set before any batch runs, so reading it here races
+    // with nothing; the backend may be able to make its code return.
+    if (box_ && box_->instance)
+      box_->instance->interrupt();
+  }
   running_.reset();
   initializing_ = false;
   if (init_rp_.pending())

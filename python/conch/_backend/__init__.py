@@ -17,13 +17,28 @@ import traceback
 from types import ModuleType
 from typing import Any
 
-__all__ = ["BackendError", "load_model", "complete_config", "create_instance", "execute", "finalize"]
+__all__ = [
+    "BackendError",
+    "ExecutionAbandoned",
+    "load_model",
+    "complete_config",
+    "create_instance",
+    "execute",
+    "finalize",
+]
 
 _MODULES = {"python": "python_model", "onnxruntime": "onnxruntime_model"}
 
 
 class BackendError(Exception):
     """An error whose message is complete as it stands."""
+
+
+class ExecutionAbandoned(BaseException):
+    """Raised inside a model's execute() that had not returned when the
+    server's exit timeout expired: its requests were answered already, and
+    the thread is given up on. A BaseException, so that model code catching
+    Exception lets it through and the thread can end."""
 
 
 def describe(error: BaseException) -> str:

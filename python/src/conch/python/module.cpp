@@ -34,4 +34,7 @@ PYBIND11_MODULE(_conch, m) {
     "The exception the extension raises for an error code (1 internal ... 8 unknown).");
   m.def("run_deferred", &conch::python::run_deferred,
         "Releases the Python objects Conch threads let go of since the last call.");
+  m.def("interrupted_executions", &conch::python::backends::interrupted_executions_running,
+        "Model executions abandoned past an exit timeout whose Python code has not returned "
+        "yet (ExecutionAbandoned was raised in their threads).");
 }

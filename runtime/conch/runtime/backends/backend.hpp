@@ -54,6 +54,11 @@ class backend_instance {
   /// returning. The backend stamps times.input_end and times.output_start of
   /// each job when it can; the instance stamps exec_start and exec_end.
   virtual void execute(batch& jobs) = 0;
+
+  /// Asks an execute() that is being given up on (the exit timeout passed
+  /// while it ran) to return, best effort: its jobs are answered already.
+  /// Called from another thread while execute() may run; must not block.
+  virtual void interrupt() noexcept {}
 };
 
 /// One loaded model version of a backend; creates its instances.

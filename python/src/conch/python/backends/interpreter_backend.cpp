@@ -1,5 +1,7 @@
 #include "conch/python/backends/interpreter_backend.hpp"
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -57,6 +59,21 @@ std::string kind_name(inference::ModelInstanceGroup::Kind kind) {
   return inference::ModelInstanceGroup::Kind_Name(kind);
 }
 
+// Instances whose execute() was interrupted and has not returned yet.
+std::atomic<int> interrupted_executions{0};
+
+// Runs with the GIL: raises ExecutionAbandoned in the thread `arg` names at
+// its next bytecode.
+void raise_abandoned(void* arg) {
+  try {
+    auto type = python_half().attr("ExecutionAbandoned");
+    PyThreadState_SetAsyncExc(static_cast<unsigned long>(reinterpret_cast<uintptr_t>(arg)),
+                              type.ptr());
+  } catch (py::error_already_set& e) {
+    e.discard_as_unraisable("conch: interrupting an abandoned model");
+  }
+}
+
 class interpreter_instance final : public rb::backend_instance {
  public:
   interpreter_instance(py_ref runner, std::shared_ptr<const model_facts> facts)
@@ -87,8 +104,12 @@ class interpreter_instance final : public rb::backend_instance {
       py::list batch(requests.size());
       for (size_t i = 0; i < requests.size(); ++i)
         batch[i] = py::cast(requests[i]);
+      executing_.store(PyThread_get_thread_ident());
       python_half().attr("execute")(py::handle(runner_.get()), batch);
     });
+    executing_.store(0);
+    if (interrupted_.exchange(false))
+      interrupted_executions.fetch_sub(1);
     for (auto& r : requests)
       r->flush();
     if (!outcome) {
@@ -103,9 +124,23 @@ class interpreter_instance final : public rb::backend_instance {
                               + r->request().id + "'");
   }
 
+  // An execute() that outlived the exit timeout gets ExecutionAbandoned
+  // raised in its thread (by whichever thread next holds the GIL), so the
+  // thread can end before the interpreter finalizes: CPython 3.11-3.13
+  // would otherwise end it by unwinding its stack without the GIL.
+  void interrupt() noexcept override {
+    auto thread = executing_.load();
+    if (thread == 0 || interrupted_.exchange(true))
+      return;
+    interrupted_executions.fetch_add(1);
+    call_with_gil(raise_abandoned, reinterpret_cast<void*>(static_cast<uintptr_t>(thread)));
+  }
+
  private:
   py_ref runner_;
   std::shared_ptr<const model_facts> facts_;
+  std::atomic<unsigned long> executing_{0};
+  std::atomic<bool> interrupted_{false};
 };
 
 class interpreter_model final : public rb::backend_model {
@@ -210,6 +245,8 @@ rb::backend_entry interpreter_backend(std::string name) {
   };
   return entry;
 }
+
+int interrupted_executions_running() noexcept { return interrupted_executions.load(); }
 
 void register_interpreter_backends() {
   auto& r = rb::registry::global();

@@ -19,4 +19,9 @@ runtime::backends::backend_entry interpreter_backend(std::string name);
 /// Called when the extension is imported.
 void register_interpreter_backends();
 
+/// Model executions abandoned past an exit timeout and interrupted
+/// (ExecutionAbandoned raised in their threads) that have not returned yet.
+/// Thread-safe.
+int interrupted_executions_running() noexcept;
+
 } // namespace conch::python::backends
