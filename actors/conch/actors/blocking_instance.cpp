@@ -87,7 +87,7 @@ void blocking_instance::on_exit() {
   // Killed, or ended any other way: the backend is released on the worker,
   // and a worker that still runs model code is given up on.
   if (running_ || initializing_)
-    abandon();
+    give_up();
   if (box_) {
     worker_->post([box = std::move(box_)]() mutable { box.reset(); });
     worker_->close();
@@ -170,6 +170,13 @@ void blocking_instance::finalize() {
 }
 
 void blocking_instance::abandon() {
+  give_up();
+  if (!exit_reason_)
+    exit_reason_ = caf::exit_reason::user_shutdown;
+  quit(exit_reason_);
+}
+
+void blocking_instance::give_up() {
   auto st = runtime::unavailable("Exit timeout expired: model instance '" + context_.name
                                  + "' did not return, request abandoned");
   if (running_) {
@@ -188,9 +195,6 @@ void blocking_instance::abandon() {
   if (box_)
     worker_->post([box = std::move(box_)]() mutable { box.reset(); });
   worker_->abandon();
-  if (!exit_reason_)
-    exit_reason_ = caf::exit_reason::user_shutdown;
-  quit(exit_reason_);
 }
 
 } // namespace conch::actors

@@ -42,7 +42,10 @@ class blocking_instance : public caf::event_based_actor {
   void on_executed(bool healthy);
   void on_exit_message(caf::error reason);
   void finalize();
+  /// Gives up on the model code that runs, then ends the actor.
   void abandon();
+  /// Answers what runs, abandons the worker; the actor goes on (on_exit).
+  void give_up();
 
   std::shared_ptr<backend_box> box_;
   runtime::backends::instance_context context_;
