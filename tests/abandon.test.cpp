@@ -157,5 +157,29 @@ TEST(abandon, a_server_host_with_a_stuck_model_is_destroyed_on_time) {
   latch->release();
 }
 
+TEST(abandon, a_backend_whose_finalization_never_returns_does_not_hold_the_stop) {
+  // Every request is answered; then finalizing the instance hangs.
+  auto latch = std::make_shared<stuck_latch>();
+  register_stuck_backend("stuck_finalize", latch, stuck_in::finalize);
+  temp_repository repo;
+  repo.add_model("stuck", gate_config("stuck", "stuck_finalize", 0));
+  caf::actor_system_config cfg;
+  actors::configure_actor_system(cfg);
+  auto sys = std::make_unique<caf::actor_system>(cfg);
+  auto o = options_for(repo.str());
+  o.exit_timeout = 1;
+  {
+    auto srv = actors::server::start(*sys, o);
+    ASSERT_TRUE(srv) << srv.error().to_string();
+    EXPECT_TRUE(infer_sync(*srv, fp32_request("stuck", "r", 4, 0.0f, false)).error.is_ok());
+    auto begin = std::chrono::steady_clock::now();
+    auto st = srv->stop();
+    EXPECT_EQ(st.message(), "Exit timeout expired. Exiting immediately.");
+    EXPECT_LT(std::chrono::steady_clock::now() - begin, 5s);
+  }
+  destroy_within(std::move(sys), 10s);
+  latch->release();
+}
+
 } // namespace
 } // namespace conch::tests

@@ -338,10 +338,13 @@ TEST_F(scheduling, statistics_count_successes_and_failures_exactly) {
     ASSERT_TRUE(infer_sync(srv, fp32_request("m", "ok" + std::to_string(i))).error.is_ok());
   for (uint64_t i = 0; i < failures; ++i)
     ASSERT_FALSE(infer_sync(srv, fp32_request("m", "bad" + std::to_string(i), 15)).error.is_ok());
+  // A batch's times are recorded once it returns, after its response went
+  // out, so they too are awaited.
   ASSERT_TRUE(eventually([&] {
     auto s = srv.model_statistics("m");
     return s && (*s)[0].success.count == successes && (*s)[0].fail.count == failures
-           && (*s)[0].execution_count == successes;
+           && (*s)[0].execution_count == successes && (*s)[0].batch_stats.size() == 1
+           && (*s)[0].batch_stats[0].compute_infer.count == successes;
   }));
   auto stats = srv.model_statistics("m", 1);
   ASSERT_TRUE(stats) << stats.error().to_string();

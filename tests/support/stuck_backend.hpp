@@ -44,17 +44,28 @@ class stuck_latch {
   size_t entered_ = 0;
 };
 
-/// Registers backend `name`: blocking, every execution holds at `latch`,
-/// then answers its jobs with an empty success.
-inline void register_stuck_backend(const std::string& name, std::shared_ptr<stuck_latch> latch) {
+/// Where a stuck backend holds: in every execution, or in finalizing each
+/// instance (its destructor) while executions answer at once.
+enum class stuck_in { execute, finalize };
+
+/// Registers backend `name`: blocking; holds at `latch` where `where` says,
+/// and answers its jobs with an empty success.
+inline void register_stuck_backend(const std::string& name, std::shared_ptr<stuck_latch> latch,
+                                   stuck_in where = stuck_in::execute) {
   using namespace runtime;
   using namespace runtime::backends;
 
   class instance final : public backend_instance {
    public:
-    explicit instance(std::shared_ptr<stuck_latch> l) : latch_(std::move(l)) {}
+    instance(std::shared_ptr<stuck_latch> l, stuck_in where)
+      : latch_(std::move(l)), where_(where) {}
+    ~instance() override {
+      if (where_ == stuck_in::finalize)
+        latch_->hold();
+    }
     void execute(batch& jobs) override {
-      latch_->hold();
+      if (where_ == stuck_in::execute)
+        latch_->hold();
       for (auto& job : jobs) {
         inference_response r;
         r.final = true;
@@ -64,24 +75,26 @@ inline void register_stuck_backend(const std::string& name, std::shared_ptr<stuc
 
    private:
     std::shared_ptr<stuck_latch> latch_;
+    stuck_in where_;
   };
 
   class model final : public backend_model {
    public:
-    explicit model(std::shared_ptr<stuck_latch> l) : latch_(std::move(l)) {}
+    model(std::shared_ptr<stuck_latch> l, stuck_in where) : latch_(std::move(l)), where_(where) {}
     result<std::unique_ptr<backend_instance>> create_instance(const instance_context&) override {
-      return std::unique_ptr<backend_instance>{std::make_unique<instance>(latch_)};
+      return std::unique_ptr<backend_instance>{std::make_unique<instance>(latch_, where_)};
     }
     bool blocking() const noexcept override { return true; }
 
    private:
     std::shared_ptr<stuck_latch> latch_;
+    stuck_in where_;
   };
 
   registry::global().add(backend_entry{
     name,
-    [latch](const model_context&) -> result<std::unique_ptr<backend_model>> {
-      return std::unique_ptr<backend_model>{std::make_unique<model>(latch)};
+    [latch, where](const model_context&) -> result<std::unique_ptr<backend_model>> {
+      return std::unique_ptr<backend_model>{std::make_unique<model>(latch, where)};
     },
     nullptr});
 }

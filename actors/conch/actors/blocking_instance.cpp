@@ -77,8 +77,15 @@ caf::behavior blocking_instance::make_behavior() {
     [this](done_atom, bool healthy) { on_executed(healthy); },
     [this](stopped_atom) { quit(exit_reason_); },
     [this](abort_atom) {
-      if (running_ || initializing_)
+      if (running_ || initializing_) {
         abandon();
+      } else if (finalizing_ && worker_->busy()) {
+        // Finalizing the backend has not returned: given up on as well.
+        worker_->abandon();
+        if (!exit_reason_)
+          exit_reason_ = caf::exit_reason::user_shutdown;
+        quit(exit_reason_);
+      }
     },
   };
 }

@@ -50,9 +50,9 @@ class frontend_health {
 /// How a frontend supervisor replaces a transport that failed while
 /// serving (frontend_transport::set_failure_handler).
 struct frontend_restart {
-  /// Makes a fresh transport for the same address and port; empty: a
-  /// failure is final.
-  std::function<runtime::result<frontend_transport_ptr>()> make;
+  /// Makes a fresh transport for the address and port of `failed`, which
+  /// has stopped; empty: a failure is final.
+  std::function<runtime::result<frontend_transport_ptr>(const frontend_transport& failed)> make;
   /// Restarts allowed before the frontend is reported failed.
   size_t budget = 0;
   /// Where the supervisor reports restarts and the final failure; may be null.

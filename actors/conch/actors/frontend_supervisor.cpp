@@ -103,15 +103,18 @@ void frontend_supervisor::replace() {
   if (!replacing_ || stopping_)
     return;
   replacing_ = false;
-  transport_.reset(); // joins the failed transport's threads
+  auto failed = std::move(transport_);
   size_t budget = restart_ ? restart_->budget : 0;
-  if (!restart_ || !restart_->make || restarts_ >= budget)
+  if (!restart_ || !restart_->make || restarts_ >= budget) {
+    failed.reset(); // joins the failed transport's threads
     return give_up(failure_);
+  }
   ++restarts_;
   runtime::statistics::frontend_restarts::note(name_);
   if (restart_->health)
     restart_->health->note_restart();
-  auto fresh = restart_->make();
+  auto fresh = restart_->make(*failed);
+  failed.reset(); // joins the failed transport's threads; its port is free
   if (!fresh)
     return give_up(fresh.error());
   transport_ = std::move(*fresh);

@@ -17,6 +17,10 @@ class grpc_frontend final : public listening_frontend {
  public:
   grpc_frontend(server& srv, grpc_options options);
 
+  /// Stops the frontend if it runs, while the options its restarts read
+  /// still exist.
+  ~grpc_frontend() { shutdown(); }
+
   /// Binds the port and starts serving. ALREADY_EXISTS when running;
   /// UNAVAILABLE when the port is in use or the server stopped; INVALID_ARG
   /// for an option out of range, a TLS file that cannot be read, or a

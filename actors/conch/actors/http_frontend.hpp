@@ -16,6 +16,10 @@ class http_frontend final : public listening_frontend {
  public:
   http_frontend(server& srv, http_options options);
 
+  /// Stops the frontend if it runs, while the options its restarts read
+  /// still exist.
+  ~http_frontend() { shutdown(); }
+
   /// Binds the port and starts serving. ALREADY_EXISTS when running;
   /// UNAVAILABLE when the port is in use or the server stopped;
   /// INVALID_ARG for bad options (restricted_features included).

@@ -1,6 +1,5 @@
 #include "conch/actors/listening_frontend.hpp"
 
-#include <atomic>
 #include <string>
 
 #include <caf/send.hpp>
@@ -28,7 +27,9 @@ runtime::status check_thread_count(int n) {
 listening_frontend::listening_frontend(server& srv, std::string service, std::string kind)
   : srv_(srv), service_(std::move(service)), kind_(std::move(kind)) {}
 
-listening_frontend::~listening_frontend() {
+listening_frontend::~listening_frontend() { shutdown(); }
+
+void listening_frontend::shutdown() {
   caf::actor fe;
   {
     std::lock_guard<std::mutex> guard{mutex_};
@@ -63,9 +64,10 @@ runtime::status listening_frontend::start_transport(const std::string& address,
   if (transport) {
     // A transport that fails while serving is replaced on the port it bound.
     auto restart = std::make_shared<frontend_restart>();
-    auto bound = std::make_shared<std::atomic<uint16_t>>(0);
-    restart->make = [make, bound]() -> runtime::result<frontend_transport_ptr> {
-      auto fresh = make(bound->load());
+    restart->make = [make](const frontend_transport& failed)
+      -> runtime::result<frontend_transport_ptr> {
+      const auto* listening = dynamic_cast<const listening_transport*>(&failed);
+      auto fresh = make(listening != nullptr ? listening->port() : 0);
       if (!fresh)
         return fresh.error();
       return frontend_transport_ptr{std::move(*fresh)};
@@ -73,7 +75,6 @@ runtime::status listening_frontend::start_transport(const std::string& address,
     restart->budget = srv_.options().restart_budget;
     restart->health = health;
     fe = srv_.add_frontend(*transport, restart);
-    bound->store((*transport)->port());
   }
   std::lock_guard<std::mutex> guard{mutex_};
   starting_ = false;

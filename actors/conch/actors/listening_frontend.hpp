@@ -71,6 +71,10 @@ class listening_frontend {
   /// errors ("HTTP" gives "HTTP server is already running.").
   listening_frontend(server& srv, std::string service, std::string kind);
 
+  /// Stops the frontend if it runs; idempotent. Subclasses call it in their
+  /// destructors, since their transport makers read their members.
+  void shutdown();
+
   /// Makes a transport: on the options' port when `port` is 0, else on
   /// `port` (a restart after a failure binds the port the start bound).
   using transport_maker =

@@ -18,6 +18,10 @@ class metrics_frontend final : public listening_frontend {
  public:
   metrics_frontend(server& srv, metrics_options options);
 
+  /// Stops the frontend if it runs, while the options its restarts read
+  /// still exist.
+  ~metrics_frontend() { shutdown(); }
+
   /// Binds the port and starts serving. ALREADY_EXISTS when running;
   /// UNAVAILABLE when the port is in use or the server stopped;
   /// INVALID_ARG for bad options.

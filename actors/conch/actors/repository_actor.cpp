@@ -1,5 +1,7 @@
 #include "conch/actors/repository_actor.hpp"
 
+#include <cxxabi.h>
+
 #include <algorithm>
 #include <chrono>
 #include <random>
@@ -84,25 +86,34 @@ caf::behavior repository_actor::make_behavior() {
       auto i = continuations_.find(id);
       if (i == continuations_.end())
         return;
-      auto then = std::move(i->second);
+      auto c = std::move(i->second);
       continuations_.erase(i);
-      if (*then)
-        (*then)();
+      if (*c.then)
+        (*c.then)();
+      else if (c.dropped)
+        c.dropped(); // the work threw
     },
   };
 }
 
-void repository_actor::off_thread(std::function<std::function<void()>()> work) {
+void repository_actor::off_thread(std::function<std::function<void()>()> work,
+                                  std::function<void()> dropped) {
   if (!scanner_) {
     work()();
     return;
   }
   auto id = next_continuation_++;
   auto then = std::make_shared<std::function<void()>>();
-  continuations_.emplace(id, then);
+  continuations_.emplace(id, continuation{then, std::move(dropped)});
   caf::actor_addr me = address();
   scanner_->post([work = std::move(work), then, me, id] {
-    *then = work();
+    try {
+      *then = work();
+    } catch (abi::__forced_unwind&) {
+      throw; // the interpreter ends this thread at exit
+    } catch (...) {
+      // Out of memory: the continuation stays empty and its caller hears so.
+    }
     if (auto self = caf::actor_cast<caf::actor>(me))
       caf::anon_send(self, scan_atom_v, id);
   });
@@ -112,8 +123,12 @@ void repository_actor::on_exit() {
   // CAF 0.17 does not break promises: answer every operation still open.
   exiting_ = true;
   // A scan that has not returned (a configuration hook that hangs) is given
-  // up on; its continuation never runs.
+  // up on; its continuation never runs, and whoever waits for it is told.
+  auto unfinished = std::move(continuations_);
   continuations_.clear();
+  for (auto& [id, c] : unfinished)
+    if (c.dropped)
+      c.dropped();
   scanner_.reset();
   auto pending = std::move(pending_);
   pending_.clear();

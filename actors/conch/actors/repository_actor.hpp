@@ -79,8 +79,11 @@ class repository_actor : public caf::event_based_actor {
   // -- work off the actor system's threads (repository_actor.cpp) ---------------
   /// Runs `work` on the repository's worker thread (at once, in deterministic
   /// tests), then on this actor the continuation `work` returned. Reading
-  /// the disk and completing configurations (Python) block.
-  void off_thread(std::function<std::function<void()>()> work);
+  /// the disk and completing configurations (Python) block. `dropped` runs
+  /// instead when the continuation never will: the work threw, or this
+  /// actor ends first.
+  void off_thread(std::function<std::function<void()>()> work,
+                  std::function<void()> dropped = {});
 
   // -- walking the roots (repository_scans.cpp) ---------------------------------
   caf::result<std::vector<std::string>> initial_load();
@@ -116,7 +119,11 @@ class repository_actor : public caf::event_based_actor {
   std::vector<caf::actor> schedulers_;
   /// Where off_thread work runs; null in deterministic tests.
   std::unique_ptr<worker_thread> scanner_;
-  std::map<uint64_t, std::shared_ptr<std::function<void()>>> continuations_;
+  struct continuation {
+    std::shared_ptr<std::function<void()>> then;
+    std::function<void()> dropped;
+  };
+  std::map<uint64_t, continuation> continuations_;
   uint64_t next_continuation_ = 0;
   caf::response_promise stop_rp_;
   bool stopping_ = false;

@@ -17,12 +17,25 @@ namespace conch::actors {
 namespace repo = runtime::repository;
 using runtime::status;
 
+namespace {
+
+// Answers `rp` when the walk it waits for will never finish (the repository
+// ends first, or the walk ran out of memory): CAF 0.17 would drop it silently.
+std::function<void()> stopped(caf::response_promise rp) {
+  return [rp]() mutable {
+    if (rp.pending())
+      rp.deliver(caf::make_error(caf::sec::request_receiver_down));
+  };
+}
+
+} // namespace
+
 caf::result<std::vector<std::string>> repository_actor::initial_load() {
   auto rp = make_response_promise();
   off_thread([this, roots = roots_, rp]() -> std::function<void()> {
     auto scanned = std::make_shared<repo::scan_result>(repo::scan(roots));
     return [this, scanned, rp] { load_initial(*scanned, rp); };
-  });
+  }, stopped(rp));
   return rp;
 }
 
@@ -78,7 +91,7 @@ caf::result<status> repository_actor::poll() {
     for (const auto& m : repo::scan(roots).models)
       found->emplace(m.name, repo::fingerprint(m.path));
     return [this, found, rp] { poll_found(*found, rp); };
-  });
+  }, stopped(rp));
   return rp;
 }
 
@@ -127,7 +140,7 @@ caf::result<index_ptr> repository_actor::index(bool ready_only) {
       for (const auto& m : repo::scan(roots).models)
         names->push_back(m.name);
     return [this, names, ready_only, rp]() mutable { rp.deliver(index_of(*names, ready_only)); };
-  });
+  }, stopped(rp));
   return rp;
 }
 

@@ -41,9 +41,14 @@ worker_thread::~worker_thread() {
     return;
   }
   abandon();
-  // Still joinable only when the thread had ended: joining waits for nothing.
-  if (thread_.joinable())
-    thread_.join();
+  // Still joinable only when the thread had ended: joining waits for nothing,
+  // unless this is that thread (its on_exit let go of the last owner).
+  if (thread_.joinable()) {
+    if (thread_.get_id() == std::this_thread::get_id())
+      thread_.detach();
+    else
+      thread_.join();
+  }
 }
 
 bool worker_thread::post(std::function<void()> task) {

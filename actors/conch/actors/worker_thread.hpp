@@ -12,7 +12,8 @@ namespace conch::actors {
 /// in the order posted. An actor system never waits for it, unlike a
 /// detached actor: when its owner gives up on it, a thread whose task has
 /// not returned is abandoned (detached, logged and counted), and whatever
-/// its tasks hold stays alive until they return. Thread-safe.
+/// its tasks hold stays alive until they return. post() and busy() are
+/// thread-safe; close(), abandon() and destruction belong to its one owner.
 class worker_thread {
  public:
   /// Starts the thread; `what` names it in logs ("model 'm' version 1

@@ -1,6 +1,7 @@
 #include "conch/python/py_delivery.hpp"
 
 #include <condition_variable>
+#include <exception>
 #include <deque>
 #include <mutex>
 #include <thread>
@@ -10,6 +11,8 @@
 #include "conch/python/response_queue.hpp"
 
 namespace conch::python {
+
+namespace py = pybind11;
 
 namespace {
 
@@ -33,8 +36,15 @@ struct delivery_thread {
       lock.unlock();
       // One acquisition of the GIL for everything that queued meanwhile.
       bool ran = with_gil([&] {
-        for (auto& d : batch)
-          d.queue->deliver(std::move(d.response));
+        for (auto& d : batch) {
+          // One delivery's failure (out of memory) must not drop the rest.
+          try {
+            d.queue->deliver(std::move(d.response));
+          } catch (py::error_already_set& e) {
+            e.discard_as_unraisable("conch: delivering a response");
+          } catch (const std::exception&) {
+          }
+        }
         batch.clear();
       });
       if (!ran)

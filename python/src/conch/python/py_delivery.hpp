@@ -13,7 +13,8 @@ class response_queue;
 /// callback). The thread that produced a response — a CAF worker, an HTTP
 /// loop, a model's thread — only queues it here and goes on, so no thread of
 /// Conch's ever waits for the GIL, and a Python thread busy in pure Python
-/// cannot delay a C++ model's answers. Deliveries keep their order. The
+/// cannot delay a C++ model's answers. Deliveries keep their order, so a
+/// callable must not block waiting for another request's response. The
 /// thread starts with the first delivery and lives as long as the process;
 /// once the interpreter finalizes, deliveries are dropped. Thread-safe.
 class py_delivery {

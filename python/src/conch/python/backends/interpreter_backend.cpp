@@ -59,20 +59,55 @@ std::string kind_name(inference::ModelInstanceGroup::Kind kind) {
   return inference::ModelInstanceGroup::Kind_Name(kind);
 }
 
-// Instances whose execute() was interrupted and has not returned yet.
+// Executions that had ExecutionAbandoned raised in them and have not
+// returned yet. Changed with the GIL held only.
 std::atomic<int> interrupted_executions{0};
 
-// Runs with the GIL: raises ExecutionAbandoned in the thread `arg` names at
-// its next bytecode.
+// Which thread runs an instance's execute() right now, and whether
+// ExecutionAbandoned was raised in it. Read and written with the GIL held
+// only, so that the raise can never hit a thread that has left execute().
+struct execution_state {
+  unsigned long thread = 0;
+  bool raised = false;
+};
+
+// Runs with the GIL (a pending call): raises ExecutionAbandoned in the thread
+// that runs the execution `arg` points to, if it still runs it.
 void raise_abandoned(void* arg) {
+  std::unique_ptr<std::shared_ptr<execution_state>> owned{
+    static_cast<std::shared_ptr<execution_state>*>(arg)};
+  auto& state = **owned;
+  if (state.thread == 0 || state.raised)
+    return;
   try {
     auto type = python_half().attr("ExecutionAbandoned");
-    PyThreadState_SetAsyncExc(static_cast<unsigned long>(reinterpret_cast<uintptr_t>(arg)),
-                              type.ptr());
+    if (PyThreadState_SetAsyncExc(state.thread, type.ptr()) == 1) {
+      state.raised = true;
+      interrupted_executions.fetch_add(1);
+    }
   } catch (py::error_already_set& e) {
     e.discard_as_unraisable("conch: interrupting an abandoned model");
   }
 }
+
+// Marks the calling thread as running an execution, for the scope; with the
+// GIL held on both ends.
+class executing_scope {
+ public:
+  explicit executing_scope(execution_state& s) : state_(s) {
+    state_.thread = PyThread_get_thread_ident();
+  }
+  ~executing_scope() {
+    state_.thread = 0;
+    if (std::exchange(state_.raised, false))
+      interrupted_executions.fetch_sub(1);
+  }
+  executing_scope(const executing_scope&) = delete;
+  executing_scope& operator=(const executing_scope&) = delete;
+
+ private:
+  execution_state& state_;
+};
 
 class interpreter_instance final : public rb::backend_instance {
  public:
@@ -104,12 +139,9 @@ class interpreter_instance final : public rb::backend_instance {
       py::list batch(requests.size());
       for (size_t i = 0; i < requests.size(); ++i)
         batch[i] = py::cast(requests[i]);
-      executing_.store(PyThread_get_thread_ident());
+      executing_scope scope{*execution_};
       python_half().attr("execute")(py::handle(runner_.get()), batch);
     });
-    executing_.store(0);
-    if (interrupted_.exchange(false))
-      interrupted_executions.fetch_sub(1);
     for (auto& r : requests)
       r->flush();
     if (!outcome) {
@@ -129,18 +161,17 @@ class interpreter_instance final : public rb::backend_instance {
   // thread can end before the interpreter finalizes: CPython 3.11-3.13
   // would otherwise end it by unwinding its stack without the GIL.
   void interrupt() noexcept override {
-    auto thread = executing_.load();
-    if (thread == 0 || interrupted_.exchange(true))
-      return;
-    interrupted_executions.fetch_add(1);
-    call_with_gil(raise_abandoned, reinterpret_cast<void*>(static_cast<uintptr_t>(thread)));
+    try {
+      call_with_gil(raise_abandoned, new std::shared_ptr<execution_state>(execution_));
+    } catch (...) {
+      // Out of memory: the thread stays as it is.
+    }
   }
 
  private:
   py_ref runner_;
   std::shared_ptr<const model_facts> facts_;
-  std::atomic<unsigned long> executing_{0};
-  std::atomic<bool> interrupted_{false};
+  std::shared_ptr<execution_state> execution_ = std::make_shared<execution_state>();
 };
 
 class interpreter_model final : public rb::backend_model {
