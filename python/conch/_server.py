@@ -104,7 +104,11 @@ class Server:
         _logging.configure(self.options)
         self.options._warn_ignored()
         native = self.options._to_native()
-        self._server = _conch.Server.start(native)
+        try:
+            self._server = _conch.Server.start(native)
+        finally:
+            # What the start logged has reached log_callback when it returns.
+            _conch.flush_callbacks()
         self._stopped = None
         with _started_lock:
             _started.add(self)
@@ -114,6 +118,7 @@ class Server:
                 if deadline is not None and time.monotonic() >= deadline:
                     raise UnavailableError("Timeout before ready")
                 time.sleep(polling_interval)
+            _conch.flush_callbacks()
         return self
 
     def stop(self) -> None:
@@ -136,7 +141,10 @@ class Server:
             _started.discard(self)
         # A later caller waits for the stop the first one runs; only the
         # first hears its error.
-        native.stop()
+        try:
+            native.stop()
+        finally:
+            _conch.flush_callbacks()
 
     def __enter__(self) -> "Server":
         if self._server is None:

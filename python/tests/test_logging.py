@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 import urllib.request
 from typing import Any, Iterator, Optional
@@ -250,3 +251,40 @@ def test_serve_writes_its_log_file(tmp_path: pathlib.Path) -> None:
     assert any(m.startswith("Started GRPCInferenceService at 0.0.0.0:") for m in messages)
     assert any(m.startswith("Started Metrics Service at 0.0.0.0:") for m in messages)
     assert "server stopped" in messages
+
+
+def test_a_callback_that_blocks_does_not_stall_requests(tmp_path: pathlib.Path,
+                                                        make_server) -> None:
+    # The callback blocks on every line that a Conch thread logs for a
+    # request. Those lines wait on the delivery thread; the requests do not.
+    write_model(tmp_path / "models", "m", identity_config("TYPE_FP32"))
+    release = threading.Event()
+    executing: list[str] = []
+
+    def callback(level, filename, line, stamp, message) -> None:
+        if "executing" in message:
+            executing.append(message)
+            release.wait(60)
+
+    server = make_server(model_repository=str(tmp_path / "models"), log_verbose=1,
+                         log_callback=callback)
+    answers: list[list[float]] = []
+
+    def infer() -> None:
+        for _ in range(20):
+            out = list(server.model("m").infer(inputs={"INPUT0": numpy.ones(2, numpy.float32)}))
+            answers.append(numpy.from_dlpack(out[0].outputs["OUTPUT0"]).tolist())
+
+    worker = threading.Thread(target=infer)
+    worker.start()
+    worker.join(timeout=30)
+    finished_while_blocked = not worker.is_alive()
+    blocked = len(executing)
+    release.set()
+    worker.join(timeout=30)
+    assert finished_while_blocked
+    assert answers == [[1.0, 1.0]] * 20
+    # The callback was blocked inside the first line while the requests ran.
+    assert blocked == 1
+    server.stop()
+    assert len(executing) >= 20

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from .. import _conch
 from .._errors import InvalidArgumentError
 
 __all__ = ["Frontend"]
@@ -40,14 +41,21 @@ class Frontend:
         """Binds the port and starts serving. Raises AlreadyExistsError when
         running, UnavailableError when the port is in use or the server
         stopped, InvalidArgumentError for options that cannot work."""
-        self._native.start()
+        try:
+            self._native.start()
+        finally:
+            # The lines it logged have reached log_callback when it returns.
+            _conch.flush_callbacks()
 
     def stop(self) -> None:
         """Stops serving: new connections are refused, requests in flight are
         answered, then connections close. Raises UnavailableError when not
         running; after ``server.stop()`` (which stops every frontend) it
         does nothing. The frontend may be started again."""
-        self._native.stop()
+        try:
+            self._native.stop()
+        finally:
+            _conch.flush_callbacks()
 
     def __enter__(self) -> "Frontend":
         self.start()

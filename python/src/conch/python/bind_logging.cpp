@@ -5,6 +5,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,6 +14,7 @@
 
 #include "conch/python/bindings.hpp"
 #include "conch/python/gil.hpp"
+#include "conch/python/py_delivery.hpp"
 #include "conch/python/status.hpp"
 #include "conch/runtime/logging/logger.hpp"
 
@@ -38,18 +41,53 @@ py::str text(std::string_view s) {
   return py::reinterpret_steal<py::str>(o);
 }
 
-// Hands a line to the Python callable, taking the GIL on whatever thread
-// logs. What the callable raises is swallowed, as the option promises.
+// The most lines queued for the callable at once. Past it lines still reach
+// the file or standard error, but not the callable: a callable slower than
+// the server's logging must not grow memory without bound.
+constexpr int64_t max_queued_lines = 10'000;
+
+struct callback_state {
+  py_ref fn;
+  std::atomic<int64_t> queued{0};
+  std::atomic<int64_t> dropped{0};
+};
+
+void call(const callback_state& cb, log_level level, std::string_view file, int line,
+          std::string_view stamp, std::string_view message) {
+  try {
+    py::handle{cb.fn.get()}(static_cast<int>(level), text(file), line, text(stamp),
+                            text(message));
+  } catch (py::error_already_set&) { // NOLINT(bugprone-empty-catch): swallowed on purpose
+  }
+}
+
+// Hands a line to the Python callable. A thread that holds the GIL (Python
+// code logging through conch) calls it at once; every other thread (a CAF
+// worker, an HTTP loop, a model's thread) queues the line for the delivery
+// thread and goes on, so logging never waits for the GIL. What the callable
+// raises is swallowed, as the option promises.
 runtime::logging::log_callback python_callback(const py::object& callable) {
-  auto fn = std::make_shared<py_ref>(py_ref::borrow(callable.ptr()));
-  return [fn](log_level level, std::string_view file, int line, std::string_view stamp,
+  auto cb = std::make_shared<callback_state>();
+  cb->fn = py_ref::borrow(callable.ptr());
+  return [cb](log_level level, std::string_view file, int line, std::string_view stamp,
               std::string_view message) {
-    with_gil([&] {
-      try {
-        py::handle{fn->get()}(static_cast<int>(level), text(file), line, text(stamp),
-                              text(message));
-      } catch (py::error_already_set&) { // NOLINT(bugprone-empty-catch): swallowed on purpose
-      }
+    if (PyGILState_Check() != 0) {
+      call(*cb, level, file, line, stamp, message);
+      return;
+    }
+    if (cb->queued.fetch_add(1) >= max_queued_lines) {
+      cb->queued.fetch_sub(1);
+      cb->dropped.fetch_add(1);
+      return;
+    }
+    py_delivery::post([cb, level, file = std::string{file}, line, stamp = std::string{stamp},
+                       message = std::string{message}] {
+      cb->queued.fetch_sub(1);
+      if (int64_t missed = cb->dropped.exchange(0); missed > 0)
+        call(*cb, log_level::warn, "bind_logging.cpp", __LINE__, stamp,
+             std::to_string(missed) + " log lines were not passed to log_callback: it fell "
+               + std::to_string(max_queued_lines) + " lines behind");
+      call(*cb, level, file, line, stamp, message);
     });
   };
 }
@@ -102,7 +140,13 @@ void bind_logging(py::module_& m) {
     },
     py::arg("callback"),
     "Installs callback(level: int, filename, line, timestamp, message) for every line "
-    "written (None removes it). It runs with the GIL on the thread that logs.");
+    "written (None removes it). Lines of Python threads reach it at once; lines of "
+    "Conch's own threads through the delivery thread, in order (flush_callbacks() "
+    "waits for them).");
+  m.def(
+    "flush_callbacks", [] { py_delivery::flush(); },
+    "Returns once every log line and push-mode response queued for a Python callable "
+    "before the call has been handed to it.");
   m.def(
     "log_message",
     [](int level, const std::string& file, int line, const std::string& message) {
