@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "conch/actors/grpc_transport.hpp"
+#include "conch/actors/server_gateway.hpp"
 #include "support/gate_backend.hpp"
 #include "support/grpc_fixture.hpp"
 
@@ -79,6 +81,30 @@ TEST_F(grpc_lifecycle, health_check_fails_once_the_frontend_stopped) {
   ASSERT_TRUE(grpc_->stop());
   st = health_->Check(client_context().get(), {}, &res);
   EXPECT_FALSE(st.ok());
+}
+
+// The stop protocol calls begin_stop before abort; a transport told in the
+// other order still reports that it drained, once.
+TEST_F(grpc_lifecycle, a_transport_aborted_before_its_stop_still_drains) {
+  start_all();
+  transports::grpc::server_options o;
+  o.address = "127.0.0.1";
+  o.port = 0;
+  actors::grpc_transport transport{o, std::make_shared<actors::server_gateway>(*srv_)};
+  ASSERT_TRUE(transport.start());
+  ASSERT_NE(transport.port(), 0);
+  transport.abort();
+  std::promise<void> drained;
+  int calls = 0;
+  transport.begin_stop([&] {
+    if (++calls == 1)
+      drained.set_value();
+  });
+  ASSERT_EQ(drained.get_future().wait_for(std::chrono::seconds{30}), std::future_status::ready);
+  EXPECT_EQ(calls, 1);
+  // Told once more after the shutdown ended: at once.
+  transport.begin_stop([&] { ++calls; });
+  EXPECT_EQ(calls, 2);
 }
 
 // A server whose model "held" waits at a gate until the test opens it.

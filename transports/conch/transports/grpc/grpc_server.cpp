@@ -108,19 +108,32 @@ void grpc_server::abort() {
 }
 
 void grpc_server::shut_down(std::function<void()> drained) {
-  if (stopper_.joinable() || !server_) {
-    if (drained && !server_)
+  std::unique_lock<std::mutex> lock{stop_mu_};
+  if (!server_ || shut_) {
+    // Never started, or already shut down: nothing is left to wait for.
+    lock.unlock();
+    if (drained)
       drained();
     return;
   }
-  stopper_ = std::thread{[this, drained = std::move(drained)] {
+  if (drained)
+    drained_ = std::move(drained);
+  if (stopper_.joinable())
+    return; // the stopper runs, and tells drained_ when it is done
+  stopper_ = std::thread{[this] {
     // Calls in flight get until the deadline to finish (abort() cancels
     // them sooner); then gRPC cancels what is left, so a call that is never
     // finished cannot hold the stop.
     server_->Shutdown(std::chrono::system_clock::now() + options_.shutdown_timeout);
     server_->Wait();
-    if (drained)
-      drained();
+    std::function<void()> tell;
+    {
+      std::lock_guard<std::mutex> guard{stop_mu_};
+      shut_ = true;
+      tell = std::move(drained_);
+    }
+    if (tell)
+      tell();
   }};
 }
 

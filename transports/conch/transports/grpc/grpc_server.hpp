@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -77,7 +78,8 @@ class grpc_server {
   void begin_stop(std::function<void()> drained);
 
   /// Cancels the inference calls in flight so that a shutdown completes
-  /// now; shuts the server down if begin_stop did not.
+  /// now; shuts the server down if begin_stop did not. A begin_stop after
+  /// it still has its `drained` called, once the shutdown ends.
   void abort();
 
   /// The bound port; 0 before start.
@@ -85,7 +87,7 @@ class grpc_server {
 
  private:
   // Shuts down and waits on a thread of its own, since Shutdown blocks
-  // until every call finished.
+  // until every call finished; `drained` (may be empty) runs when it ended.
   void shut_down(std::function<void()> drained);
 
   server_options options_;
@@ -94,6 +96,9 @@ class grpc_server {
   health_service health_;
   std::unique_ptr<::grpc::Server> server_;
   std::atomic<uint16_t> port_{0};
+  std::mutex stop_mu_;                 // guards the three below
+  std::function<void()> drained_;      // whom the stopper tells
+  bool shut_ = false;                  // the stopper's shutdown ended
   std::thread stopper_;
 };
 
