@@ -3,9 +3,11 @@
 // stop(), every request is answered, the stuck threads are abandoned and
 // counted, and the actor system still shuts down.
 
+#include <algorithm>
 #include <chrono>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,7 @@
 #include "conch/actors/grpc_frontend.hpp"
 #include "conch/actors/http_frontend.hpp"
 #include "conch/actors/server_host.hpp"
+#include "conch/runtime/logging/logger.hpp"
 #include "conch/runtime/statistics/abandoned_threads.hpp"
 #include "support/destroy_within.hpp"
 #include "support/gate_backend.hpp"
@@ -65,6 +68,15 @@ TEST(abandon, model_code_that_never_returns_does_not_hold_the_stop) {
   o.exit_timeout = 1;
   auto abandoned_before = abandoned_threads::total();
   auto running_before = abandoned_threads::running();
+  std::mutex log_mu;
+  std::vector<std::string> errors;
+  runtime::logging::set_log_callback(
+    [&](runtime::logging::log_level level, std::string_view, int, std::string_view,
+        std::string_view message) {
+      std::lock_guard<std::mutex> guard{log_mu};
+      if (level == runtime::logging::log_level::error)
+        errors.emplace_back(message);
+    });
   response_collector c;
   {
     auto srv = actors::server::start(*sys, o);
@@ -127,6 +139,16 @@ TEST(abandon, model_code_that_never_returns_does_not_hold_the_stop) {
 
     EXPECT_EQ(abandoned_threads::total() - abandoned_before, 4);
     EXPECT_EQ(abandoned_threads::running() - running_before, 4);
+    // The stuck version is named, UNAVAILABLE with its reason.
+    runtime::logging::set_log_callback({});
+    std::lock_guard<std::mutex> guard{log_mu};
+    EXPECT_NE(std::find_if(errors.begin(), errors.end(),
+                           [](const std::string& m) {
+                             return m.find("'stuck' version 1 did not drain before the exit "
+                                           "timeout")
+                                    != std::string::npos;
+                           }),
+              errors.end());
   }
   // Nothing of the actor system waits for the stuck threads.
   destroy_within(std::move(sys), 10s);

@@ -227,6 +227,21 @@ void repository_actor::maybe_stop() {
 }
 
 void repository_actor::abort_all() {
+  // The versions still draining now are stuck: their requests are answered
+  // and their threads abandoned, and they never become ready again.
+  bool marked = false;
+  for (auto& [name, record] : records_)
+    for (auto& [v, entry] : record.versions)
+      if (entry.scheduler && entry.state != model_state::unavailable) {
+        CONCH_LOG_ERROR << "'" << name << "' version " << v
+                        << " did not drain before the exit timeout: its requests are "
+                           "answered and its busy instances abandoned";
+        entry.state = model_state::unavailable;
+        entry.reason = "exit timeout expired before the version drained";
+        marked = true;
+      }
+  if (marked)
+    publish([] {});
   for (auto& s : schedulers_)
     send(s, abort_atom_v);
 }
