@@ -15,7 +15,7 @@ inference_job::~inference_job() {
     r.error = unavailable("the request was dropped before it completed");
     failure_ = failure_kind::other;
     r.final = true;
-    deliver(std::move(r));
+    deliver_locked(std::move(r)); // nobody else holds the job any more
   }
 }
 
@@ -40,8 +40,24 @@ void inference_job::set_cancel_listener(std::shared_ptr<cancel_listener> l) noex
 }
 
 void inference_job::respond(inference_response&& r) {
+  answer(std::move(r), nullptr);
+}
+
+void inference_job::fail(status error, failure_kind kind) {
+  if (error.code() == errc::cancelled)
+    kind = failure_kind::cancelled;
+  inference_response r;
+  r.error = std::move(error);
+  r.final = true;
+  answer(std::move(r), &kind);
+}
+
+void inference_job::answer(inference_response&& r, const failure_kind* kind) {
+  std::unique_lock<std::mutex> lock{answer_mu_};
   if (completed() || routed_final_)
     return;
+  if (kind != nullptr)
+    failure_ = *kind;
   if (!r.error.is_ok())
     r.final = true;
   // The final response stamps the end of execution here, on the thread that
@@ -50,24 +66,17 @@ void inference_job::respond(inference_response&& r) {
     times_.exec_end = now_ns();
   if (router_) {
     routed_final_ = r.final;
-    router_->route(shared_from_this(), std::move(r));
+    auto router = router_;
+    lock.unlock();
+    router->route(shared_from_this(), std::move(r));
     return;
   }
-  deliver(std::move(r));
-}
-
-void inference_job::fail(status error, failure_kind kind) {
-  if (completed() || routed_final_)
-    return;
-  failure_ = error.code() == errc::cancelled ? failure_kind::cancelled : kind;
-  inference_response r;
-  r.error = std::move(error);
-  r.final = true;
-  respond(std::move(r));
+  deliver_locked(std::move(r));
 }
 
 void inference_job::abandon(status error) noexcept {
   cancel();
+  std::lock_guard<std::mutex> lock{answer_mu_};
   if (completed())
     return;
   inference_response r;
@@ -75,7 +84,7 @@ void inference_job::abandon(status error) noexcept {
   r.final = true;
   failure_ = failure_kind::other;
   try {
-    deliver(std::move(r));
+    deliver_locked(std::move(r));
   } catch (...) {
     // Out of memory while filling in the response: nothing more can be
     // done from here.
@@ -83,6 +92,11 @@ void inference_job::abandon(status error) noexcept {
 }
 
 void inference_job::deliver(inference_response&& r) {
+  std::lock_guard<std::mutex> lock{answer_mu_};
+  deliver_locked(std::move(r));
+}
+
+void inference_job::deliver_locked(inference_response&& r) {
   if (!r.error.is_ok())
     r.final = true;
   if (r.final && completed_.exchange(true, std::memory_order_acq_rel))

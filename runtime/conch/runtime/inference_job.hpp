@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 
 #include "conch/runtime/inference_request.hpp"
 #include "conch/runtime/inference_response.hpp"
@@ -125,8 +126,8 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
   // -- responding ------------------------------------------------------------
 
   /// Sends one response (through the router when one is set). Responses after
-  /// the final one are dropped. Not thread-safe against itself: one thread
-  /// answers a job at a time.
+  /// the final one are dropped. One thread answers a job at a time; the one
+  /// exception is abandon(), which may race with it.
   void respond(inference_response&& r);
 
   /// Sends a final error response, counted as `kind` in the failure metrics.
@@ -147,6 +148,11 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
   void deliver(inference_response&& r);
 
  private:
+  // respond() and fail(): `kind` (when not null) is recorded as the failure
+  // under the same lock as the answer.
+  void answer(inference_response&& r, const failure_kind* kind);
+  void deliver_locked(inference_response&& r);
+
   inference_request request_;
   response_callback callback_;
   std::shared_ptr<job_observer> frontend_;
@@ -163,6 +169,11 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
   std::atomic<bool> completed_{false};
   bool routed_final_ = false;
   failure_kind failure_ = failure_kind::backend;
+  // Held while a response is stamped and delivered. Uncontended but for
+  // abandon(), which answers a job whose backend thread may still be
+  // responding (a decoupled model streaming past the exit timeout); never
+  // held across a router's route(), which may deliver at once.
+  std::mutex answer_mu_;
 };
 
 using job_ptr = std::shared_ptr<inference_job>;

@@ -1,5 +1,7 @@
 #include "conch/runtime/inference_job.hpp"
 
+#include <atomic>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -75,6 +77,42 @@ TEST(inference_job, decoupled_responses_then_final) {
   EXPECT_EQ(obs->responses, 4);
   EXPECT_EQ(obs->completions, 1);
   EXPECT_EQ(job->response_count(), 4u);
+}
+
+// A decoupled backend's thread keeps streaming while its owner gives up on
+// the job: the callback is never entered by two threads at once, the
+// abandoning error is the one final response, and nothing follows it.
+TEST(inference_job, abandon_races_with_a_streaming_backend) {
+  for (int round = 0; round < 50; ++round) {
+    std::atomic<int> inside{0};
+    std::atomic<bool> overlapped{false};
+    std::vector<inference_response> seen;
+    auto obs = std::make_shared<counting_observer>();
+    auto job = std::make_shared<inference_job>(inference_request{}, [&](inference_response&& r) {
+      if (inside.fetch_add(1) != 0)
+        overlapped = true;
+      seen.push_back(std::move(r));
+      inside.fetch_sub(1);
+    });
+    job->set_model_observer(obs);
+    std::atomic<bool> go{false};
+    std::thread backend{[&] {
+      while (!go.load()) {
+      }
+      for (int i = 0; i < 200 && !job->completed(); ++i)
+        job->respond(inference_response{});
+    }};
+    go = true;
+    job->abandon(unavailable("abandoned"));
+    backend.join();
+    EXPECT_FALSE(overlapped);
+    ASSERT_FALSE(seen.empty());
+    EXPECT_TRUE(seen.back().final);
+    EXPECT_EQ(seen.back().error.code(), errc::unavailable);
+    EXPECT_EQ(job->failure(), failure_kind::other);
+    EXPECT_EQ(obs->completions, 1);
+    EXPECT_EQ(static_cast<int>(seen.size()), obs->responses);
+  }
 }
 
 TEST(inference_job, cancel_flag_and_failure_kind) {
