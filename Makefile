@@ -4,6 +4,8 @@
 JOBS      ?= 2
 BUILD     ?= build
 ASAN      ?= build-asan
+TSAN      ?= build-tsan
+TSAN_CAF  ?= build-tsan-caf
 REPO      ?= python/examples/example_model_repository
 HTTP_PORT ?= 8000
 CMAKE_ARGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
@@ -18,7 +20,7 @@ PIP_ENV    = CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
 # make_identity_onnx.py, with the onnx package), not committed.
 IDENTITY_ONNX = python/examples/example_model_repository/identity/1/model.onnx
 
-.PHONY: all setup build python examples run test asan bench clean
+.PHONY: all setup build python examples run test asan tsan bench clean
 
 all: build
 
@@ -61,6 +63,18 @@ asan: setup $(ASAN)/CMakeCache.txt
 	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:suppressions=$(CURDIR)/cmake/ubsan.supp \
 	  ctest -j$(JOBS) --output-on-failure --timeout 600
 
+# ThreadSanitizer over the C++ suite, against a CAF built with it
+# (scripts/build-tsan-caf.sh; Debian's is not instrumented). Suppressions,
+# each justified, are in cmake/tsan.supp.
+$(TSAN)/CMakeCache.txt:
+	JOBS=$(JOBS) bash scripts/build-tsan-caf.sh $(TSAN_CAF)
+	cmake -S . -B $(TSAN) $(CMAKE_ARGS) -DCONCH_TSAN=ON -DCONCH_CAF_ROOT=$(CURDIR)/$(TSAN_CAF)
+
+tsan: setup $(TSAN)/CMakeCache.txt
+	cmake --build $(TSAN) -j$(JOBS)
+	cd $(TSAN) && TSAN_OPTIONS="suppressions=$(CURDIR)/cmake/tsan.supp ignore_noninstrumented_modules=1 second_deadlock_stack=1 history_size=4" \
+	  ctest -j$(JOBS) --output-on-failure --timeout 900
+
 # The in-process benchmarks, then KServe HTTP against nginx and KServe gRPC
 # against a reference gRPC server (docs/benchmarks.md).
 # wrk, nginx and perf_analyzer are installed here only, not for `make test`.
@@ -73,4 +87,4 @@ bench: build python
 	.venv/bin/python bench/python/grpc_bench.py --build-dir $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(ASAN)
+	rm -rf $(BUILD) $(ASAN) $(TSAN) $(TSAN_CAF)

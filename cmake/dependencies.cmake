@@ -4,8 +4,15 @@
 find_package(Threads REQUIRED)
 
 # CAF 0.17 ships neither a CMake config nor a pkg-config file.
-find_path(CAF_INCLUDE_DIR caf/all.hpp REQUIRED)
-find_library(CAF_CORE_LIBRARY caf_core REQUIRED)
+# CONCH_CAF_ROOT names another build of it (make tsan's, instrumented).
+set(CONCH_CAF_ROOT "" CACHE PATH "Prefix of the CAF to build against; empty: the system's")
+if(CONCH_CAF_ROOT)
+  find_path(CAF_INCLUDE_DIR caf/all.hpp PATHS ${CONCH_CAF_ROOT}/include NO_DEFAULT_PATH REQUIRED)
+  find_library(CAF_CORE_LIBRARY caf_core PATHS ${CONCH_CAF_ROOT}/lib NO_DEFAULT_PATH REQUIRED)
+else()
+  find_path(CAF_INCLUDE_DIR caf/all.hpp REQUIRED)
+  find_library(CAF_CORE_LIBRARY caf_core REQUIRED)
+endif()
 add_library(CAF::core UNKNOWN IMPORTED)
 set_target_properties(CAF::core PROPERTIES
   IMPORTED_LOCATION "${CAF_CORE_LIBRARY}"

@@ -14,3 +14,27 @@ if(CONCH_SANITIZE)
                       -fno-sanitize-recover=undefined -fsanitize-recover=null)
   add_link_options(-fsanitize=address,undefined)
 endif()
+
+option(CONCH_TSAN "Build with ThreadSanitizer (make tsan)" OFF)
+if(CONCH_TSAN)
+  if(CONCH_SANITIZE)
+    message(FATAL_ERROR "CONCH_TSAN and CONCH_SANITIZE cannot be combined")
+  endif()
+  if(NOT CONCH_CAF_ROOT)
+    # Debian's libcaf-core is not instrumented: ThreadSanitizer would not see
+    # the synchronization of its mailboxes and scheduler and report every
+    # message hand-off as a race. scripts/build-tsan-caf.sh builds one that is.
+    message(FATAL_ERROR "CONCH_TSAN needs CONCH_CAF_ROOT, a CAF built with -fsanitize=thread "
+                        "(scripts/build-tsan-caf.sh)")
+  endif()
+  # -U__SANITIZE_THREAD__: the other libraries (protobuf, gRPC, abseil) are
+  # Debian's, built without the sanitizer, and their headers change class
+  # layouts when they see it (protobuf's MapFieldBase grows two counters):
+  # code compiled here must agree with the libraries it links. The sanitizer
+  # still instruments everything; only those headers' TSan-only extras are off.
+  # libstdc++'s own accommodation stays on (_GLIBCXX_TSAN: shared_ptr's
+  # release takes no non-atomic fast path the sanitizer cannot follow).
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer -U__SANITIZE_THREAD__
+                      -D_GLIBCXX_TSAN=1)
+  add_link_options(-fsanitize=thread)
+endif()
