@@ -108,7 +108,7 @@ class Server:
             self._server = _conch.Server.start(native)
         finally:
             # What the start logged has reached log_callback when it returns.
-            _conch.flush_callbacks()
+            _conch.flush_log_callback()
         self._stopped = None
         with _started_lock:
             _started.add(self)
@@ -118,7 +118,7 @@ class Server:
                 if deadline is not None and time.monotonic() >= deadline:
                     raise UnavailableError("Timeout before ready")
                 time.sleep(polling_interval)
-            _conch.flush_callbacks()
+            _conch.flush_log_callback()
         return self
 
     def stop(self) -> None:
@@ -144,7 +144,7 @@ class Server:
         try:
             native.stop()
         finally:
-            _conch.flush_callbacks()
+            _conch.flush_log_callback()
 
     def __enter__(self) -> "Server":
         if self._server is None:

@@ -288,3 +288,23 @@ def test_a_callback_that_blocks_does_not_stall_requests(tmp_path: pathlib.Path,
     assert blocked == 1
     server.stop()
     assert len(executing) >= 20
+
+
+def test_what_the_callback_logs_is_not_handed_back_to_it(tmp_path: pathlib.Path,
+                                                         make_server) -> None:
+    write_model(tmp_path / "models", "m", identity_config("TYPE_FP32"))
+    seen: list[str] = []
+
+    def callback(level, filename, line, stamp, message) -> None:
+        seen.append(message)
+        # Lines of Conch's threads arrive on the log thread, which holds the
+        # GIL: this one is written to the file, not passed back in.
+        _logging.LogMessage(conch.LogLevel.INFO, "echo: " + message)
+
+    log = tmp_path / "conch.log"
+    server = make_server(model_repository=str(tmp_path / "models"), log_info=True,
+                         log_file=str(log), log_callback=callback)
+    server.stop()
+    assert "successfully loaded 'm' version 1" in seen
+    assert not any(m.startswith("echo: ") for m in seen)
+    assert "echo: successfully loaded 'm' version 1" in messages_of(log)

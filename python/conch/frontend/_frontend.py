@@ -45,7 +45,7 @@ class Frontend:
             self._native.start()
         finally:
             # The lines it logged have reached log_callback when it returns.
-            _conch.flush_callbacks()
+            _conch.flush_log_callback()
 
     def stop(self) -> None:
         """Stops serving: new connections are refused, requests in flight are
@@ -55,7 +55,7 @@ class Frontend:
         try:
             self._native.stop()
         finally:
-            _conch.flush_callbacks()
+            _conch.flush_log_callback()
 
     def __enter__(self) -> "Frontend":
         self.start()

@@ -62,15 +62,18 @@ void call(const callback_state& cb, log_level level, std::string_view file, int 
 }
 
 // Hands a line to the Python callable. A thread that holds the GIL (Python
-// code logging through conch) calls it at once; every other thread (a CAF
-// worker, an HTTP loop, a model's thread) queues the line for the delivery
-// thread and goes on, so logging never waits for the GIL. What the callable
-// raises is swallowed, as the option promises.
+// code logging through conch, a python-backend model) calls it at once;
+// every other thread (a CAF worker, an HTTP loop, a C++ model's thread, a
+// Python thread inside a call that released the GIL) queues the line for
+// the log thread and goes on, so logging never waits for the GIL. What the
+// callable raises is swallowed, as the option promises.
 runtime::logging::log_callback python_callback(const py::object& callable) {
   auto cb = std::make_shared<callback_state>();
   cb->fn = py_ref::borrow(callable.ptr());
   return [cb](log_level level, std::string_view file, int line, std::string_view stamp,
               std::string_view message) {
+    if (!interpreter_alive())
+      return;
     if (PyGILState_Check() != 0) {
       call(*cb, level, file, line, stamp, message);
       return;
@@ -80,8 +83,10 @@ runtime::logging::log_callback python_callback(const py::object& callable) {
       cb->dropped.fetch_add(1);
       return;
     }
-    py_delivery::post([cb, level, file = std::string{file}, line, stamp = std::string{stamp},
-                       message = std::string{message}] {
+    py_delivery::post_log([cb, level, file = std::string{file}, line,
+                           stamp = std::string{stamp}, message = std::string{message}] {
+      // What the callable logs in turn is written, not handed back to it.
+      runtime::logging::callback_scope scope;
       cb->queued.fetch_sub(1);
       if (int64_t missed = cb->dropped.exchange(0); missed > 0)
         call(*cb, log_level::warn, "bind_logging.cpp", __LINE__, stamp,
@@ -140,13 +145,13 @@ void bind_logging(py::module_& m) {
     },
     py::arg("callback"),
     "Installs callback(level: int, filename, line, timestamp, message) for every line "
-    "written (None removes it). Lines of Python threads reach it at once; lines of "
-    "Conch's own threads through the delivery thread, in order (flush_callbacks() "
-    "waits for them).");
+    "written (None removes it). A thread holding the GIL calls it at once; other "
+    "threads queue the line for the extension's log thread, in order "
+    "(flush_log_callback() waits for them).");
   m.def(
-    "flush_callbacks", [] { py_delivery::flush(); },
-    "Returns once every log line and push-mode response queued for a Python callable "
-    "before the call has been handed to it.");
+    "flush_log_callback", [] { py_delivery::flush_logs(); },
+    "Returns once the log lines queued for log_callback before the call have been "
+    "handed to it, or after one second at most.");
   m.def(
     "log_message",
     [](int level, const std::string& file, int line, const std::string& message) {

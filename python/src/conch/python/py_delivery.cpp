@@ -1,10 +1,14 @@
 #include "conch/python/py_delivery.hpp"
 
+#include <pthread.h>
+
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -73,41 +77,69 @@ struct delivery_thread {
   void push(item&& i) {
     {
       std::lock_guard<std::mutex> guard{mu};
+      if (!started) {
+        // Without a thread nothing would ever run: the item is dropped
+        // (it is released here, and a Python reference it holds is
+        // deferred as py_ref defers it).
+        try {
+          std::thread{[this] { run(); }}.detach();
+        } catch (const std::system_error&) {
+          return;
+        }
+        started = true;
+      }
       items.push_back(std::move(i));
       ++queued;
-      if (!started) {
-        started = true;
-        std::thread{[this] { run(); }}.detach();
-      }
     }
     wake.notify_one();
   }
+
+  void flush(std::chrono::milliseconds limit) {
+    nogil released;
+    std::unique_lock<std::mutex> lock{mu};
+    if (!started || id == std::this_thread::get_id())
+      return;
+    uint64_t target = queued;
+    done.wait_for(lock, limit, [&] { return ran >= target || !interpreter_alive(); });
+  }
 };
 
-// Never destroyed: Conch threads may deliver while static destructors run.
-delivery_thread& the_thread() {
-  static auto* instance = new delivery_thread;
-  return *instance;
+// The two threads. Never destroyed: Conch threads may deliver while static
+// destructors run. A forked child has neither thread (and its parent's
+// mutexes may have been held at the fork), so it starts afresh, leaking the
+// parent's copies.
+delivery_thread* responses = nullptr;
+delivery_thread* logs = nullptr;
+
+void start_afresh() {
+  responses = new delivery_thread;
+  logs = new delivery_thread;
+}
+
+std::once_flag set_up;
+
+void set_up_once() {
+  std::call_once(set_up, [] {
+    start_afresh();
+    pthread_atfork(nullptr, nullptr, [] { start_afresh(); });
+  });
 }
 
 } // namespace
 
 void py_delivery::post(std::shared_ptr<response_queue> queue, runtime::inference_response&& r) {
-  the_thread().push({std::move(queue), std::move(r), {}});
+  set_up_once();
+  responses->push({std::move(queue), std::move(r), {}});
 }
 
-void py_delivery::post(std::function<void()> call) {
-  the_thread().push({nullptr, {}, std::move(call)});
+void py_delivery::post_log(std::function<void()> call) {
+  set_up_once();
+  logs->push({nullptr, {}, std::move(call)});
 }
 
-void py_delivery::flush() {
-  auto& t = the_thread();
-  nogil released;
-  std::unique_lock<std::mutex> lock{t.mu};
-  if (!t.started || t.id == std::this_thread::get_id())
-    return;
-  uint64_t target = t.queued;
-  t.done.wait(lock, [&] { return t.ran >= target || !interpreter_alive(); });
+void py_delivery::flush_logs() {
+  set_up_once();
+  logs->flush(std::chrono::seconds{1});
 }
 
 } // namespace conch::python

@@ -171,4 +171,12 @@ void set_log_callback(log_callback callback) {
   // run arbitrary code (a Python callable's reference, for example).
 }
 
+callback_scope::callback_scope() noexcept : outer_(in_callback) {
+  in_callback = true;
+}
+
+callback_scope::~callback_scope() {
+  in_callback = outer_;
+}
+
 } // namespace conch::runtime::logging

@@ -92,4 +92,18 @@ status set_log_file(const std::string& path);
 /// called when it is replaced finishes that call. Thread-safe.
 void set_log_callback(log_callback callback);
 
+/// Marks the calling thread, for its scope, as running the log callback:
+/// lines it logs meanwhile are written but not handed to the callback again.
+/// For a callback that hands a line on to another thread and runs it there.
+class callback_scope {
+ public:
+  callback_scope() noexcept;
+  ~callback_scope();
+  callback_scope(const callback_scope&) = delete;
+  callback_scope& operator=(const callback_scope&) = delete;
+
+ private:
+  bool outer_;
+};
+
 } // namespace conch::runtime::logging
