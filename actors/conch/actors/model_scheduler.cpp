@@ -57,7 +57,15 @@ caf::behavior model_scheduler::make_behavior() {
     },
     [this](deliver_atom, held_response& h) { hold(std::move(h)); },
     [this](stop_atom) -> caf::result<status> { return begin_drain(); },
-    [this](abort_atom) { abort_all(); },
+    // Answers whether model code was still running (or loading): the
+    // repository marks such a version as stuck.
+    [this](abort_atom) {
+      bool stuck = loading_ || lent_ > 0
+                   || std::any_of(slots_.begin(), slots_.end(),
+                                  [](const auto& slot) { return slot.running != nullptr; });
+      abort_all();
+      return stuck;
+    },
     [this](drain_atom) {
       drain_poll_armed_ = false;
       maybe_finish_drain();

@@ -227,23 +227,32 @@ void repository_actor::maybe_stop() {
 }
 
 void repository_actor::abort_all() {
-  // The versions still draining now are stuck: their requests are answered
-  // and their threads abandoned, and they never become ready again.
-  bool marked = false;
-  for (auto& [name, record] : records_)
-    for (auto& [v, entry] : record.versions)
-      if (entry.scheduler && entry.state != model_state::unavailable) {
-        CONCH_LOG_ERROR << "'" << name << "' version " << v
-                        << " did not drain before the exit timeout: its requests are "
-                           "answered and its busy instances abandoned";
-        entry.state = model_state::unavailable;
-        entry.reason = "exit timeout expired before the version drained";
-        marked = true;
-      }
-  if (marked)
-    publish([] {});
+  // Each scheduler answers whether model code still ran: such a version is
+  // stuck, its requests are answered and its busy instances abandoned, and
+  // it never becomes ready again.
   for (auto& s : schedulers_)
-    send(s, abort_atom_v);
+    request(s, caf::infinite, abort_atom_v)
+      .then(
+        [this, source = s.address()](bool stuck) {
+          if (stuck)
+            mark_stuck(source);
+        },
+        [](caf::error&) {});
+}
+
+void repository_actor::mark_stuck(const caf::actor_addr& scheduler) {
+  for (auto& [name, record] : records_)
+    for (auto& [v, entry] : record.versions) {
+      if (!entry.scheduler || entry.scheduler.address() != scheduler)
+        continue;
+      CONCH_LOG_ERROR << "'" << name << "' version " << v
+                      << " did not finish before the exit timeout: its requests are answered "
+                         "and its busy instances abandoned";
+      entry.state = model_state::unavailable;
+      entry.reason = "exit timeout expired while the version was still running";
+      publish([] {});
+      return;
+    }
 }
 
 void repository_actor::on_scheduler_down(const caf::down_msg& msg) {

@@ -96,6 +96,7 @@ class repository_actor : public caf::event_based_actor {
   // -- control --------------------------------------------------------------------
   caf::result<runtime::status> stop_all();
   void abort_all();
+  void mark_stuck(const caf::actor_addr& scheduler);
   void on_scheduler_down(const caf::down_msg& msg);
   void publish(std::function<void()> then);
   model_table_ptr snapshot() const;

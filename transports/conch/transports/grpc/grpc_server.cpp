@@ -117,7 +117,7 @@ void grpc_server::shut_down(std::function<void()> drained) {
     return;
   }
   if (drained)
-    drained_ = std::move(drained);
+    drained_.push_back(std::move(drained));
   if (stopper_.joinable())
     return; // the stopper runs, and tells drained_ when it is done
   stopper_ = std::thread{[this] {
@@ -126,14 +126,15 @@ void grpc_server::shut_down(std::function<void()> drained) {
     // finished cannot hold the stop.
     server_->Shutdown(std::chrono::system_clock::now() + options_.shutdown_timeout);
     server_->Wait();
-    std::function<void()> tell;
+    std::vector<std::function<void()>> tell;
     {
       std::lock_guard<std::mutex> guard{stop_mu_};
       shut_ = true;
-      tell = std::move(drained_);
+      tell.swap(drained_);
     }
-    if (tell)
-      tell();
+    // The last of them may destroy this server: nothing touches it after.
+    for (auto& t : tell)
+      t();
   }};
 }
 

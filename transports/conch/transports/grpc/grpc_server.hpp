@@ -97,7 +97,7 @@ class grpc_server {
   std::unique_ptr<::grpc::Server> server_;
   std::atomic<uint16_t> port_{0};
   std::mutex stop_mu_;                 // guards the three below
-  std::function<void()> drained_;      // whom the stopper tells
+  std::vector<std::function<void()>> drained_; // whom the stopper tells
   bool shut_ = false;                  // the stopper's shutdown ended
   std::thread stopper_;
 };
