@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "conch/runtime/data_type.hpp"
+#include "support/gate_backend.hpp"
 #include "support/model_configs.hpp"
 #include "support/response_collector.hpp"
 #include "support/server_fixture.hpp"
@@ -431,6 +432,56 @@ TEST_F(inference, ten_thousand_requests_from_four_threads_are_answered_exactly_o
     auto s = srv_->model_statistics("identity_fp32");
     return s && (*s)[0].success.count == total;
   }));
+}
+
+} // namespace
+} // namespace conch::tests
+
+namespace conch::tests {
+namespace {
+
+class inprocess_limit : public server_fixture {};
+
+// server_options::max_inflight: requests past it are answered UNAVAILABLE
+// at once, and a request is admitted again once one in flight is answered.
+TEST_F(inprocess_limit, past_max_inflight_requests_are_refused_at_once) {
+  auto g = std::make_shared<gate>();
+  register_gate_backend("gate_inprocess_limit", g);
+  temp_repository repo;
+  repo.add_model("held", gate_config("held", "gate_inprocess_limit", 0,
+                                     "instance_group [ { count: 2 kind: KIND_CPU } ]"));
+  auto o = options_for(repo.str());
+  o.max_inflight = 2;
+  auto srv = start(o);
+  ASSERT_TRUE(srv) << srv.error().to_string();
+  response_collector held;
+  srv->infer(fp32_request("held", "1", 4, 0.0f, false), held.callback());
+  srv->infer(fp32_request("held", "2", 4, 0.0f, false), held.callback());
+  ASSERT_TRUE(g->wait_entered(2));
+
+  response_collector refused;
+  auto handle = srv->infer(fp32_request("held", "3", 4, 0.0f, false), refused.callback());
+  EXPECT_TRUE(handle.completed());
+  ASSERT_TRUE(refused.wait_finals(1));
+  EXPECT_EQ(refused.final_response().error.code(), runtime::errc::unavailable);
+  EXPECT_EQ(refused.final_response().error.message(),
+            "the server is busy: too many requests in flight");
+
+  g->open();
+  ASSERT_TRUE(held.wait_finals(2));
+  EXPECT_TRUE(held.final_response().error.is_ok()) << held.final_response().error.to_string();
+  auto again = infer_sync(*srv, fp32_request("held", "4", 4, 0.0f, false));
+  EXPECT_TRUE(again.error.is_ok()) << again.error.to_string();
+}
+
+TEST_F(inprocess_limit, a_negative_max_inflight_is_invalid) {
+  temp_repository repo;
+  auto o = options_for(repo.str());
+  o.max_inflight = -1;
+  auto srv = start(o);
+  ASSERT_FALSE(srv);
+  EXPECT_EQ(srv.error().code(), runtime::errc::invalid_argument);
+  EXPECT_EQ(srv.error().message(), "max_inflight must not be negative");
 }
 
 } // namespace

@@ -15,6 +15,7 @@ class ServerOptions:
     adapter_count: int
     restart_budget: int
     direct_lane: bool
+    max_inflight: int
     gpu_count: int
     metrics: bool
     gpu_metrics: bool

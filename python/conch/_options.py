@@ -126,6 +126,11 @@ class Options:
     #: nor blocks on the loop thread that read it (docs/architecture.md,
     #: "The direct lane"); False sends every request through the actors.
     direct_lane: bool = True
+    #: Conch's addition: in-process requests (infer, async_infer, with or
+    #: without a response queue) at most in flight at once; past it one is
+    #: answered UnavailableError("the server is busy: too many requests in
+    #: flight") at once. 0 (the default, as upstream) means no limit.
+    max_inflight: int = 0
 
     def _cascade_log_levels(self) -> None:
         # As upstream: verbose turns on info, info warn, warn error, and the
@@ -170,6 +175,7 @@ class Options:
             for group, settings in self.metrics_configuration.items()
         }
         native.direct_lane = self.direct_lane
+        native.max_inflight = int(self.max_inflight)
         # In-process Triton polls only when asked (poll_model_repository).
         native.repository_poll_secs = 0
         return native

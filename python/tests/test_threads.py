@@ -183,3 +183,22 @@ def test_a_busy_python_thread_does_not_slow_a_cpp_model() -> None:
     finally:
         process.kill()
         process.wait()
+
+
+def test_max_inflight_refuses_requests_past_it(tmp_path, make_server) -> None:
+    from conftest import identity_config, write_model
+
+    write_model(tmp_path, "slow", identity_config("TYPE_INT32", delay_ms=300))
+    server = make_server(max_inflight=1)
+    model = server.model("slow")
+    first = model.infer(inputs={"INPUT0": numpy.array([1], dtype=numpy.int32)})
+    with pytest.raises(conch.UnavailableError, match="too many requests in flight"):
+        list(model.infer(inputs={"INPUT0": numpy.array([2], dtype=numpy.int32)}))
+    assert len(list(first)) == 1
+    out = list(model.infer(inputs={"INPUT0": numpy.array([3], dtype=numpy.int32)}))
+    assert numpy.from_dlpack(out[0].outputs["OUTPUT0"]).tolist() == [3]
+
+
+def test_a_negative_max_inflight_is_refused(tmp_path) -> None:
+    with pytest.raises(conch.InvalidArgumentError, match="max_inflight must not be negative"):
+        conch.Server(model_repository=str(tmp_path), max_inflight=-1).start()

@@ -13,14 +13,18 @@ runtime::status inprocess_frontend::start() {
 // and then reads the count. Both pairs are sequentially consistent, so at
 // least one side sees the other: either the stop sees this request in flight
 // or this request sees the frontend closed.
-bool inprocess_frontend::admit(runtime::inference_job& job) noexcept {
-  in_flight_.fetch_add(1, std::memory_order_seq_cst);
+inprocess_frontend::admission inprocess_frontend::admit(runtime::inference_job& job) noexcept {
+  int64_t before = in_flight_.fetch_add(1, std::memory_order_seq_cst);
   if (!accepting_.load(std::memory_order_seq_cst)) {
     release();
-    return false;
+    return admission::stopping;
+  }
+  if (limit_ > 0 && before >= limit_) {
+    release();
+    return admission::busy;
   }
   job.set_frontend_observer(shared_from_this());
-  return true;
+  return admission::admitted;
 }
 
 void inprocess_frontend::on_complete(const runtime::inference_job&, const runtime::status&,

@@ -26,9 +26,15 @@ class inprocess_frontend final : public frontend_transport,
 
   // -- request path ----------------------------------------------------------
 
-  /// Counts `job` as in flight and observes its completion; false (and the
-  /// job untouched) when the frontend does not admit requests.
-  bool admit(runtime::inference_job& job) noexcept;
+  /// What admit() decided.
+  enum class admission { admitted, stopping, busy };
+
+  /// At most `limit` requests in flight (0: no limit). Set before start.
+  void set_max_inflight(int64_t limit) noexcept { limit_ = limit; }
+
+  /// Counts `job` as in flight and observes its completion; `stopping` or
+  /// `busy` (and the job untouched) when the frontend does not admit it.
+  admission admit(runtime::inference_job& job) noexcept;
 
   /// Requests submitted and not yet answered.
   int64_t in_flight() const noexcept { return in_flight_.load(std::memory_order_acquire); }
@@ -43,6 +49,7 @@ class inprocess_frontend final : public frontend_transport,
   std::atomic<bool> stopping_{false};
   std::atomic<bool> fired_{false};
   std::atomic<int64_t> in_flight_{0};
+  int64_t limit_ = 0;
   std::function<void()> drained_;
 };
 

@@ -42,6 +42,8 @@ runtime::result<server> server::start(caf::actor_system& sys, server_options opt
     return runtime::invalid_argument("--model-repository must be specified");
   if (options.metrics_interval_ms == 0)
     return runtime::invalid_argument("metrics interval must be greater than 0");
+  if (options.max_inflight < 0)
+    return runtime::invalid_argument("max_inflight must not be negative");
   auto settings = runtime::statistics::parse_metrics_configuration(options.metrics_configuration);
   if (!settings)
     return settings.error();
@@ -56,6 +58,7 @@ runtime::result<server> server::start(caf::actor_system& sys, server_options opt
   c->options = options;
   c->metrics = std::make_shared<runtime::statistics::metrics_registry>(std::move(*settings));
   c->slots = std::make_shared<adapter_slots>(options.adapter_count, options.restart_budget);
+  c->inprocess->set_max_inflight(options.max_inflight);
   c->flags->live.store(true);
   c->gauge_sampler = start_system_metrics(sys, options, *c->metrics->registry());
   c->supervisor = sys.spawn<server_supervisor>(

@@ -124,8 +124,14 @@ request_handle server::submit(runtime::inference_request request,
                               runtime::response_callback on_response, bool inline_ok) {
   auto job = std::make_shared<runtime::inference_job>(std::move(request), std::move(on_response));
   auto& c = *core_;
-  if (!c.flags->accepting.load(std::memory_order_acquire) || !c.inprocess->admit(*job)) {
-    job->fail(runtime::unavailable("Server is stopping"), runtime::failure_kind::other);
+  auto admitted = c.flags->accepting.load(std::memory_order_acquire)
+                    ? c.inprocess->admit(*job)
+                    : inprocess_frontend::admission::stopping;
+  if (admitted != inprocess_frontend::admission::admitted) {
+    job->fail(admitted == inprocess_frontend::admission::busy
+                ? runtime::unavailable("the server is busy: too many requests in flight")
+                : runtime::unavailable("Server is stopping"),
+              runtime::failure_kind::other);
     return request_handle{std::move(job)};
   }
   if (inline_ok && submit_inline(*c.flags->table(), job))

@@ -47,6 +47,11 @@ struct server_options {
   /// batch nor block on the submitting thread while an instance is idle;
   /// false sends every request through the adapters and schedulers.
   bool direct_lane = true;
+  /// In-process requests (infer, infer_inline, the Python API) at most in
+  /// flight at once; past it a request is answered UNAVAILABLE ("the server
+  /// is busy: too many requests in flight") at once. 0: no limit. Conch's
+  /// addition, like the frontends' max_inflight.
+  int64_t max_inflight = 0;
   /// Number of GPUs to assume for KIND_AUTO/KIND_GPU groups; -1 asks CUDA.
   int32_t gpu_count = -1;
   /// The system gauges (CPU, GPU, pinned memory); false switches them all

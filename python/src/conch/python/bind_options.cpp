@@ -34,6 +34,7 @@ void bind_options(py::module_& m) {
     .def_readwrite("adapter_count", &server_options::adapter_count)
     .def_readwrite("restart_budget", &server_options::restart_budget)
     .def_readwrite("direct_lane", &server_options::direct_lane)
+    .def_readwrite("max_inflight", &server_options::max_inflight)
     .def_readwrite("gpu_count", &server_options::gpu_count)
     .def_readwrite("metrics", &server_options::metrics)
     .def_readwrite("gpu_metrics", &server_options::gpu_metrics)
