@@ -466,6 +466,11 @@ TEST_F(inprocess_limit, past_max_inflight_requests_are_refused_at_once) {
   EXPECT_EQ(refused.final_response().error.code(), runtime::errc::unavailable);
   EXPECT_EQ(refused.final_response().error.message(),
             "the server is busy: too many requests in flight");
+  // Counted in the server's metrics.
+  EXPECT_NE(srv->metrics_text().find(
+              R"(conch_requests_refused_total{frontend="in-process",port="0",reason="inflight"} 1)"),
+            std::string::npos)
+    << srv->metrics_text();
 
   g->open();
   ASSERT_TRUE(held.wait_finals(2));

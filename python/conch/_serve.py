@@ -100,6 +100,26 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                       help="the port; 0 picks a free one (default: 8000)")
     http.add_argument("--http-thread-count", type=int, default=8, metavar="N",
                       help="threads serving HTTP connections (default: 8)")
+    policy = parser.add_argument_group(
+        "HTTP connection policy", "what one client may hold of the KServe HTTP and the metrics "
+        "frontends, and for how long (0 disables a timeout or cap)")
+    for name, default, what in (
+            ("header-timeout", 30.0, "a request's headers must arrive within"),
+            ("body-timeout", 60.0, "a request body may pause between reads at most"),
+            ("keepalive-timeout", 75.0, "an idle connection stays open between requests"),
+            ("write-timeout", 60.0, "a write may wait for a client that does not read"),
+            ("drain-timeout", 5.0, "a stop waits for clients still sending or reading")):
+        policy.add_argument(f"--http-{name}", type=_seconds, default=default, metavar="SECONDS",
+                            help=f"seconds {what} (default: {default:g})")
+    policy.add_argument("--http-max-connections", type=_count, default=4096, metavar="N",
+                        help="connections open at once per frontend; beyond it new ones are "
+                             "closed (default: 4096)")
+    policy.add_argument("--http-max-inflight-bytes", type=_count, default=1 << 30,
+                        metavar="BYTES", help="bytes of request bodies held at once per "
+                                              "frontend; beyond it 503 (default: 1073741824)")
+    policy.add_argument("--http-max-header-size", type=_positive, default=64 * 1024, metavar="BYTES",
+                        help="the largest request line plus headers; beyond it 431 "
+                             "(default: 65536)")
 
     grpc = parser.add_argument_group("KServe gRPC frontend")
     _flag(grpc, "--allow-grpc", True, "serve KServe v2 over gRPC (default: true)")
@@ -121,6 +141,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                       choices=sorted(_COMPRESSION_LEVELS), metavar="LEVEL",
                       help="the compression of inference responses: none, low, medium or "
                            "high (default: none)")
+    grpc.add_argument("--grpc-max-message-size", type=_positive, default=2**31 - 1,
+                      metavar="BYTES", help="the largest gRPC message received or sent "
+                                            "(default: 2147483647)")
     grpc.add_argument("--grpc-header-forward-pattern", default="", metavar="REGEX",
                       help="request metadata whose keys match become inference request "
                            "parameters (default: none)")
@@ -184,6 +207,40 @@ def _metrics_configuration(settings: list[tuple[str, str, str]]) -> dict[str, di
     return configuration
 
 
+def _seconds(text: str) -> float:
+    value = float(text)
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"expected seconds >= 0, got {text!r}")
+    return value
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a count >= 0, got {text!r}")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a count > 0, got {text!r}")
+    return value
+
+
+def _policy(args: argparse.Namespace) -> dict:
+    """The connection policy of the --http-* flags, as Options fields."""
+    return {
+        "header_timeout": args.http_header_timeout,
+        "body_timeout": args.http_body_timeout,
+        "keepalive_timeout": args.http_keepalive_timeout,
+        "write_timeout": args.http_write_timeout,
+        "drain_timeout": args.http_drain_timeout,
+        "max_connections": args.http_max_connections,
+        "max_inflight_bytes": args.http_max_inflight_bytes,
+    }
+
+
 def _say(message: str) -> None:
     print(f"conch: {message}", flush=True)
 
@@ -195,7 +252,8 @@ def _start_frontends(server: Server, args: argparse.Namespace) -> list:
 
         http = KServeHttp(server, KServeHttp.Options(
             address=args.http_address, port=args.http_port,
-            thread_count=args.http_thread_count))
+            thread_count=args.http_thread_count,
+            max_header_size=args.http_max_header_size, **_policy(args)))
         http.start()
         frontends.append(http)
         host = "localhost" if args.http_address in ("0.0.0.0", "::") else args.http_address
@@ -213,7 +271,8 @@ def _start_frontends(server: Server, args: argparse.Namespace) -> list:
             server_cert=args.grpc_server_cert, server_key=args.grpc_server_key,
             root_cert=args.grpc_root_cert,
             infer_compression_level=_COMPRESSION_LEVELS[args.grpc_infer_compression_level],
-            forward_header_pattern=args.grpc_header_forward_pattern))
+            forward_header_pattern=args.grpc_header_forward_pattern,
+            max_message_size=args.grpc_max_message_size))
         grpc.start()
         frontends.append(grpc)
         _say(f"KServe gRPC listening on {args.grpc_address}:{grpc.port}")
@@ -221,7 +280,7 @@ def _start_frontends(server: Server, args: argparse.Namespace) -> list:
         from .frontend import Metrics
 
         metrics = Metrics(server, Metrics.Options(address=args.metrics_address,
-                                                  port=args.metrics_port))
+                                                  port=args.metrics_port, **_policy(args)))
         metrics.start()
         frontends.append(metrics)
         _say(f"metrics listening on {args.metrics_address}:{metrics.port} (GET /metrics)")

@@ -432,3 +432,21 @@ def test_conch_serve_reports_a_tls_file_it_cannot_read(tmp_path: pathlib.Path) -
         assert any("cannot read server_cert" in line for line in process.rest())
     finally:
         process.kill()
+
+
+def test_max_message_size_refuses_larger_requests(server: conch.Server) -> None:
+    options = KServeGrpc.Options(address="127.0.0.1", port=0, max_message_size=4096)
+    assert KServeGrpc.Options().max_message_size == 2**31 - 1
+    with KServeGrpc(server, options) as frontend:
+        client = grpcclient.InferenceServerClient(f"127.0.0.1:{frontend.port}")
+        try:
+            data = numpy.zeros((1, 4096), dtype=numpy.float32)
+            tensor = grpcclient.InferInput("INPUT0", list(data.shape), "FP32")
+            tensor.set_data_from_numpy(data)
+            with pytest.raises(InferenceServerException) as raised:
+                client.infer("identity_fp32", inputs=[tensor])
+            assert "RESOURCE_EXHAUSTED" in str(raised.value.status())
+        finally:
+            client.close()
+    with pytest.raises(ValueError):
+        KServeGrpc.Options(max_message_size=0)

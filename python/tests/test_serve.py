@@ -312,3 +312,41 @@ def test_sigterm_with_a_model_that_never_returns_exits_1_on_time(serve, tmp_path
     assert outcome["infer"].startswith("error"), outcome
     lines = process.rest()
     assert "conch: stopped with an error: Exit timeout expired. Exiting immediately." in lines
+
+
+def test_serve_connection_policy_flags() -> None:
+    import argparse
+
+    from conch import _serve
+
+    parser = argparse.ArgumentParser()
+    _serve.add_serve_arguments(parser)
+    args = parser.parse_args(["--model-repository", str(EXAMPLE_REPOSITORY),
+                              "--http-header-timeout", "2.5", "--http-max-connections", "7",
+                              "--http-drain-timeout", "0", "--grpc-max-message-size", "1024"])
+    policy = _serve._policy(args)
+    assert policy["header_timeout"] == 2.5
+    assert policy["max_connections"] == 7
+    assert policy["drain_timeout"] == 0
+    assert policy["keepalive_timeout"] == 75.0
+    assert args.grpc_max_message_size == 1024
+    assert args.http_max_header_size == 64 * 1024
+    for bad in (["--http-body-timeout", "-1"], ["--http-max-connections", "-3"],
+                ["--grpc-max-message-size", "0"]):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["--model-repository", str(EXAMPLE_REPOSITORY), *bad])
+
+
+def test_serve_times_out_a_slow_client(serve) -> None:
+    process = serve("--model-repository", str(EXAMPLE_REPOSITORY), "--http-port", "0",
+                    "--allow-grpc", "false", "--allow-metrics", "false",
+                    "--http-header-timeout", "0.2")
+    port = int(process.wait_for(LISTENING).group(1))
+    import socket
+
+    with socket.create_connection(("127.0.0.1", port), timeout=DEADLINE_S) as sock:
+        sock.sendall(b"GET /v2/health/ready HTTP/1.1\r\n")
+        answer = sock.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 408 ")
+    process.process.terminate()
+    assert process.process.wait(timeout=DEADLINE_S) == 0

@@ -51,6 +51,13 @@ runtime::result<transports::grpc::server_options> server_options_of(const grpc_o
   for (const auto& g : o.restricted_features)
     s.restricted_features.push_back({g.key, g.value, g.features});
   s.max_inflight = o.max_inflight;
+  if (o.max_message_size < 1)
+    return runtime::invalid_argument("max_message_size must be greater than 0, got "
+                                     + std::to_string(o.max_message_size));
+  s.max_message_size = o.max_message_size;
+  s.max_inflight_bytes = o.max_inflight_bytes;
+  s.stream_high_water = o.stream_high_water;
+  s.max_stream_backlog = o.max_stream_backlog;
   return s;
 }
 
@@ -59,7 +66,10 @@ using transport_result = runtime::result<std::shared_ptr<listening_transport>>;
 } // namespace
 
 grpc_frontend::grpc_frontend(server& srv, grpc_options options)
-  : listening_frontend(srv, "GRPCInferenceService", "gRPC"), options_(std::move(options)) {}
+  : listening_frontend(srv, "GRPCInferenceService", "gRPC"), options_(std::move(options)),
+    input_(std::make_shared<runtime::statistics::byte_budget>(options_.max_inflight_bytes)) {
+  publish_edge(input_, false);
+}
 
 runtime::status grpc_frontend::start() {
   return start_transport(options_.address, [this](uint16_t port) -> transport_result {
@@ -67,6 +77,8 @@ runtime::status grpc_frontend::start() {
     if (!o)
       return o.error();
     o->shutdown_timeout = std::chrono::seconds{srv_.options().exit_timeout};
+    o->stats = edge_;
+    o->input = input_;
     if (port != 0)
       o->port = port;
     auto gateway = std::make_shared<server_gateway>(srv_);

@@ -89,6 +89,19 @@ struct grpc_options {
   /// stream, repository calls) at most in flight; beyond it they get
   /// UNAVAILABLE at once. 0: no limit.
   int64_t max_inflight = 4096;
+  /// The largest message received or sent, in bytes; larger ones fail
+  /// with RESOURCE_EXHAUSTED. Triton's default, INT32_MAX.
+  int max_message_size = 2'147'483'647;
+  /// Bytes of requests in flight at most (their encoded size); a request
+  /// beyond it gets UNAVAILABLE. 0: no limit.
+  size_t max_inflight_bytes = size_t{1} << 30;
+  /// Bytes of responses a stream may have waiting for its client before it
+  /// reads no further requests.
+  size_t stream_high_water = 4 * 1024 * 1024;
+  /// Bytes of responses a stream may have waiting before it ends with
+  /// RESOURCE_EXHAUSTED and its requests are cancelled (a client that does
+  /// not read a decoupled model's responses).
+  size_t max_stream_backlog = 64 * 1024 * 1024;
 };
 
 } // namespace conch::actors

@@ -7,14 +7,6 @@ namespace conch::actors {
 
 namespace {
 
-runtime::status check(const http_options& o) {
-  CONCH_RUNTIME_RETURN_IF_ERROR(check_port(o.port));
-  CONCH_RUNTIME_RETURN_IF_ERROR(check_thread_count(o.thread_count));
-  if (o.max_inflight < 0)
-    return runtime::invalid_argument("max_inflight must not be negative");
-  return runtime::status::ok();
-}
-
 transports::http::server_options transport_options(const http_options& o) {
   transports::http::server_options t;
   t.address = o.address;
@@ -22,7 +14,17 @@ transports::http::server_options transport_options(const http_options& o) {
   t.thread_count = o.thread_count;
   t.reuse_port = o.reuse_port;
   t.max_input_size = o.max_input_size;
+  t.max_header_size = o.max_header_size;
+  t.policy = o.policy;
   return t;
+}
+
+runtime::status check(const http_options& o) {
+  CONCH_RUNTIME_RETURN_IF_ERROR(check_port(o.port));
+  CONCH_RUNTIME_RETURN_IF_ERROR(check_thread_count(o.thread_count));
+  if (o.max_inflight < 0)
+    return runtime::invalid_argument("max_inflight must not be negative");
+  return check(transport_options(o));
 }
 
 using transport_result = runtime::result<std::shared_ptr<listening_transport>>;
@@ -30,7 +32,10 @@ using transport_result = runtime::result<std::shared_ptr<listening_transport>>;
 } // namespace
 
 http_frontend::http_frontend(server& srv, http_options options)
-  : listening_frontend(srv, "HTTPService", "HTTP"), options_(std::move(options)) {}
+  : listening_frontend(srv, "HTTPService", "HTTP"), options_(std::move(options)),
+    input_(std::make_shared<runtime::statistics::byte_budget>(options_.policy.max_inflight_bytes)) {
+  publish_edge(input_);
+}
 
 runtime::status http_frontend::start() {
   return start_transport(options_.address, [this](uint16_t port) -> transport_result {
@@ -38,6 +43,7 @@ runtime::status http_frontend::start() {
     transports::http::kserve::kserve_handler_options h;
     h.server = std::make_shared<server_gateway>(srv_);
     h.max_inflight = options_.max_inflight;
+    h.stats = edge_;
     h.header_forward_pattern = options_.header_forward_pattern;
     for (const auto& g : options_.restricted_features)
       h.restricted_features.push_back({g.key, g.value, g.features});
@@ -47,7 +53,8 @@ runtime::status http_frontend::start() {
     auto o = transport_options(options_);
     if (port != 0)
       o.port = port;
-    return transport_result{std::make_shared<http_transport>(std::move(o), std::move(*handler))};
+    return transport_result{
+      std::make_shared<http_transport>(std::move(o), std::move(*handler), edge_, input_)};
   });
 }
 

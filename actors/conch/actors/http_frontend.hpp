@@ -29,6 +29,7 @@ class http_frontend final : public listening_frontend {
 
  private:
   http_options options_;
+  std::shared_ptr<runtime::statistics::byte_budget> input_;  // across restarts
 };
 
 } // namespace conch::actors

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "conch/actors/feature_group.hpp"
+#include "conch/transports/http/connection_policy.hpp"
 
 namespace conch::actors {
 
@@ -39,6 +40,10 @@ struct http_options {
   /// Conch: the largest request body in bytes, before and after
   /// decompression (400 beyond it).
   size_t max_input_size = 64 * 1024 * 1024;
+  /// Conch: the largest request line plus headers in bytes (431 beyond).
+  size_t max_header_size = 64 * 1024;
+  /// Conch: the timeouts and caps each connection is held to.
+  transports::http::connection_policy policy;
 };
 
 } // namespace conch::actors

@@ -15,7 +15,9 @@ namespace conch::actors {
 class http_transport final : public listening_transport {
  public:
   http_transport(transports::http::server_options options,
-                 std::shared_ptr<transports::http::kserve::kserve_handler> handler);
+                 std::shared_ptr<transports::http::kserve::kserve_handler> handler,
+                 std::shared_ptr<runtime::statistics::connection_stats> stats = nullptr,
+                 std::shared_ptr<runtime::statistics::byte_budget> input = nullptr);
 
   std::string name() const override { return "HTTP"; }
   runtime::status start() override;

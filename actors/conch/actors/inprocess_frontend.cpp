@@ -21,6 +21,7 @@ inprocess_frontend::admission inprocess_frontend::admit(runtime::inference_job& 
   }
   if (limit_ > 0 && before >= limit_) {
     release();
+    stats_->count(runtime::statistics::request_refusal::inflight);
     return admission::busy;
   }
   job.set_frontend_observer(shared_from_this());

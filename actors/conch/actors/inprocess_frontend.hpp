@@ -4,6 +4,7 @@
 #include <functional>
 #include <memory>
 
+#include "conch/runtime/statistics/connection_stats.hpp"
 #include "conch/actors/frontend_transport.hpp"
 #include "conch/runtime/inference_job.hpp"
 
@@ -39,6 +40,12 @@ class inprocess_frontend final : public frontend_transport,
   /// Requests submitted and not yet answered.
   int64_t in_flight() const noexcept { return in_flight_.load(std::memory_order_acquire); }
 
+  /// What the frontend counts (its refusals past max_inflight), for the
+  /// server's metrics.
+  const std::shared_ptr<runtime::statistics::connection_stats>& stats() const noexcept {
+    return stats_;
+  }
+
   void on_complete(const runtime::inference_job&, const runtime::status&, uint64_t) override;
 
  private:
@@ -51,6 +58,8 @@ class inprocess_frontend final : public frontend_transport,
   std::atomic<int64_t> in_flight_{0};
   int64_t limit_ = 0;
   std::function<void()> drained_;
+  std::shared_ptr<runtime::statistics::connection_stats> stats_ =
+    std::make_shared<runtime::statistics::connection_stats>();
 };
 
 } // namespace conch::actors

@@ -29,6 +29,13 @@ listening_frontend::listening_frontend(server& srv, std::string service, std::st
 
 listening_frontend::~listening_frontend() { shutdown(); }
 
+void listening_frontend::publish_edge(std::shared_ptr<const runtime::statistics::byte_budget> input,
+                                      bool connections) {
+  edge_metrics_ = std::make_shared<runtime::statistics::connection_metrics>(
+    kind_, edge_, std::move(input), connections);
+  srv_.add_metric_source(edge_metrics_);
+}
+
 void listening_frontend::shutdown() {
   caf::actor fe;
   {

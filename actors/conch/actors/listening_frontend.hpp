@@ -12,6 +12,7 @@
 #include "conch/actors/frontend_transport.hpp"
 #include "conch/actors/server.hpp"
 #include "conch/runtime/result.hpp"
+#include "conch/runtime/statistics/connection_metrics.hpp"
 
 namespace conch::actors {
 
@@ -86,7 +87,16 @@ class listening_frontend {
   /// transport's start answer. `address` is for the log line.
   runtime::status start_transport(const std::string& address, const transport_maker& make);
 
+  /// Exports `edge_` (and the bytes `input` holds, when given) in the
+  /// server's metrics, labelled with the frontend's kind, for as long as the
+  /// frontend lives. Called once, by the subclass's constructor.
+  void publish_edge(std::shared_ptr<const runtime::statistics::byte_budget> input,
+                    bool connections = true);
+
   server srv_;
+  /// What the frontend's transports count at its edge; kept across restarts.
+  std::shared_ptr<runtime::statistics::connection_stats> edge_ =
+    std::make_shared<runtime::statistics::connection_stats>();
 
  private:
   std::string service_;
@@ -98,6 +108,7 @@ class listening_frontend {
   bool starting_ = false;                   // guarded by mutex_
   uint16_t port_ = 0;                       // guarded by mutex_
   std::shared_ptr<frontend_health> health_; // guarded by mutex_
+  std::shared_ptr<runtime::statistics::connection_metrics> edge_metrics_;
 };
 
 } // namespace conch::actors

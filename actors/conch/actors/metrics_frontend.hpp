@@ -31,6 +31,7 @@ class metrics_frontend final : public listening_frontend {
 
  private:
   metrics_options options_;
+  std::shared_ptr<runtime::statistics::byte_budget> input_;  // across restarts
 };
 
 } // namespace conch::actors

@@ -2,10 +2,12 @@
 
 #include <string>
 
+#include "conch/transports/http/connection_policy.hpp"
+
 namespace conch::actors {
 
-/// Options of the metrics frontend; the fields equal Python's
-/// Metrics.Options.
+/// Options of the metrics frontend; the fields up to thread_count equal
+/// Python's Metrics.Options, the policy's fields are Conch's additions there.
 struct metrics_options {
   /// The address to listen on (an IPv4 or IPv6 literal).
   std::string address = "0.0.0.0";
@@ -13,6 +15,8 @@ struct metrics_options {
   int port = 8002;
   /// The number of libuv loop threads; at least 1.
   int thread_count = 1;
+  /// Conch: the timeouts and caps each connection is held to.
+  transports::http::connection_policy policy;
 };
 
 } // namespace conch::actors

@@ -4,8 +4,10 @@ namespace conch::actors {
 
 metrics_transport::metrics_transport(
   transports::http::server_options options,
-  std::shared_ptr<transports::metrics::metrics_handler> handler)
-  : server_(std::move(options), std::move(handler)) {}
+  std::shared_ptr<transports::metrics::metrics_handler> handler,
+  std::shared_ptr<runtime::statistics::connection_stats> stats,
+  std::shared_ptr<runtime::statistics::byte_budget> input)
+  : server_(std::move(options), std::move(handler), std::move(stats), std::move(input)) {}
 
 runtime::status metrics_transport::start() { return server_.start(); }
 

@@ -14,7 +14,9 @@ namespace conch::actors {
 class metrics_transport final : public listening_transport {
  public:
   metrics_transport(transports::http::server_options options,
-                    std::shared_ptr<transports::metrics::metrics_handler> handler);
+                    std::shared_ptr<transports::metrics::metrics_handler> handler,
+                 std::shared_ptr<runtime::statistics::connection_stats> stats = nullptr,
+                 std::shared_ptr<runtime::statistics::byte_budget> input = nullptr);
 
   std::string name() const override { return "Metrics"; }
   runtime::status start() override;

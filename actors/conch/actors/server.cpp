@@ -59,6 +59,9 @@ runtime::result<server> server::start(caf::actor_system& sys, server_options opt
   c->metrics = std::make_shared<runtime::statistics::metrics_registry>(std::move(*settings));
   c->slots = std::make_shared<adapter_slots>(options.adapter_count, options.restart_budget);
   c->inprocess->set_max_inflight(options.max_inflight);
+  c->inprocess_metrics = std::make_shared<runtime::statistics::connection_metrics>(
+    "in-process", c->inprocess->stats(), nullptr, false);
+  c->metrics->add_source(c->inprocess_metrics);
   c->flags->live.store(true);
   c->gauge_sampler = start_system_metrics(sys, options, *c->metrics->registry());
   c->supervisor = sys.spawn<server_supervisor>(
@@ -153,6 +156,10 @@ server_metadata server::metadata() const {
 }
 
 std::string server::metrics_text() const { return core_->metrics->serialize(); }
+
+void server::add_metric_source(std::weak_ptr<const prometheus::Collectable> source) const {
+  core_->metrics->add_source(std::move(source));
+}
 
 runtime::result<std::shared_ptr<runtime::statistics::custom_metric_family>>
 server::make_metric_family(runtime::statistics::metric_kind kind, const std::string& name,

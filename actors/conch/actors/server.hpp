@@ -21,6 +21,10 @@
 #include "conch/transports/shm/region_registry.hpp"
 #include "model_config.pb.h"
 
+namespace prometheus {
+class Collectable;
+} // namespace prometheus
+
 namespace conch::actors {
 
 /// Server metadata: name, version and the protocol extensions implemented.
@@ -172,6 +176,10 @@ class server {
 
   /// The Prometheus text exposition of the server's metric families.
   std::string metrics_text() const;
+
+  /// Adds series that `source` renders at each scrape, for as long as it
+  /// lives (a frontend's connection metrics).
+  void add_metric_source(std::weak_ptr<const prometheus::Collectable> source) const;
 
   /// A custom counter or gauge family in the server's registry; it appears in
   /// metrics_text() beside the per-model families until its last handle goes

@@ -13,6 +13,7 @@
 #include "conch/actors/model_table.hpp"
 #include "conch/actors/server.hpp"
 #include "conch/actors/server_flags.hpp"
+#include "conch/runtime/statistics/connection_metrics.hpp"
 #include "conch/runtime/statistics/metrics_registry.hpp"
 #include "conch/transports/shm/region_registry.hpp"
 
@@ -38,6 +39,8 @@ struct server::core {
   std::shared_ptr<runtime::statistics::metrics_registry> metrics;
   std::shared_ptr<adapter_slots> slots;
   std::shared_ptr<inprocess_frontend> inprocess = std::make_shared<inprocess_frontend>();
+  /// The in-process frontend's refusals, in the server's metrics.
+  std::shared_ptr<runtime::statistics::connection_metrics> inprocess_metrics;
   std::shared_ptr<transports::shm::region_registry> shared_memory
     = std::make_shared<transports::shm::region_registry>();
   caf::actor supervisor;

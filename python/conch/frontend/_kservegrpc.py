@@ -121,6 +121,18 @@ class KServeGrpc(Frontend):
         #: request of a stream, repository calls) at most at once; beyond it
         #: they are answered UNAVAILABLE at once. 0: no limit.
         max_inflight: int = Field(default=4096, ge=0)
+        #: Conch: the largest message received or sent, in bytes; larger
+        #: ones fail with RESOURCE_EXHAUSTED (Triton's limit, INT32_MAX).
+        max_message_size: int = Field(default=2**31 - 1, gt=0, le=2**31 - 1)
+        #: Conch: bytes of requests in flight at most; beyond it a request
+        #: is answered UNAVAILABLE. 0: no limit.
+        max_inflight_bytes: int = Field(default=1 << 30, ge=0)
+        #: Conch: bytes of responses a stream may have waiting for its
+        #: client before it reads no further requests.
+        stream_high_water: int = Field(default=4 << 20, gt=0)
+        #: Conch: bytes of responses a stream may have waiting before it
+        #: ends with RESOURCE_EXHAUSTED and its requests are cancelled.
+        max_stream_backlog: int = Field(default=64 << 20, gt=0)
 
         def __post_init__(self) -> None:
             if isinstance(self.infer_compression_level, Grpc_compression_level):
@@ -133,6 +145,10 @@ class KServeGrpc(Frontend):
             **upstream,
             restricted_features=options.restricted_features._to_native(),
             max_inflight=options.max_inflight,
+            max_message_size=options.max_message_size,
+            max_inflight_bytes=options.max_inflight_bytes,
+            stream_high_water=options.stream_high_water,
+            max_stream_backlog=options.max_stream_backlog,
         )
 
     def start(self) -> None:

@@ -11,6 +11,7 @@ from pydantic.dataclasses import dataclass
 
 from .. import _conch
 from ._frontend import Frontend
+from ._policy import policy_of
 from ._restricted import RestrictedFeatures
 
 __all__ = ["KServeHttp"]
@@ -51,6 +52,27 @@ class KServeHttp(Frontend):
         #: The largest request body in bytes, before and after
         #: decompression; larger ones are answered 400.
         max_input_size: int = Field(default=64 * 1024 * 1024, gt=0)
+        #: The largest request line plus headers in bytes; larger ones are
+        #: answered 431.
+        max_header_size: int = Field(default=64 * 1024, gt=0)
+        #: Seconds from a connection's accept, or a request's first byte,
+        #: until its headers are complete (408 past it). 0 disables it.
+        header_timeout: float = Field(default=30.0, ge=0)
+        #: Seconds a request body may pause between reads (408 past it).
+        body_timeout: float = Field(default=60.0, ge=0)
+        #: Seconds an idle connection stays open between requests.
+        keepalive_timeout: float = Field(default=75.0, ge=0)
+        #: Seconds a write may wait for a client that does not read; the
+        #: connection closes past it.
+        write_timeout: float = Field(default=60.0, ge=0)
+        #: Seconds a stop waits for a client still sending a request or
+        #: reading its answers before it closes the connection.
+        drain_timeout: float = Field(default=5.0, ge=0)
+        #: Connections open at once; new ones beyond it are closed. 0: no limit.
+        max_connections: int = Field(default=4096, ge=0)
+        #: Bytes of request bodies held at once; a body that would pass it
+        #: is answered 503. 0: no limit.
+        max_inflight_bytes: int = Field(default=1 << 30, ge=0)
 
     def _create(self, native_server: Any, options: "KServeHttp.Options") -> Any:
         return _conch.HttpFrontend(
@@ -63,4 +85,6 @@ class KServeHttp(Frontend):
             restricted_features=options.restricted_features._to_native(),
             max_inflight=options.max_inflight,
             max_input_size=options.max_input_size,
+            max_header_size=options.max_header_size,
+            policy=policy_of(options),
         )

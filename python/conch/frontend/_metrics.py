@@ -10,6 +10,7 @@ from pydantic.dataclasses import dataclass
 
 from .. import _conch
 from ._frontend import Frontend
+from ._policy import policy_of
 
 __all__ = ["Metrics"]
 
@@ -28,7 +29,9 @@ class Metrics(Frontend):
     @dataclass
     class Options:
         """Options of the metrics frontend, validated at construction (a
-        pydantic ValidationError, a ValueError, for bad values)."""
+        pydantic ValidationError, a ValueError, for bad values). The fields
+        after thread_count are Conch's additions: the connection policy, as
+        in KServeHttp.Options."""
 
         #: The address to listen on (an IPv4 or IPv6 literal).
         address: str = "0.0.0.0"
@@ -36,6 +39,13 @@ class Metrics(Frontend):
         port: int = Field(default=8002, ge=0, le=65535)
         #: The number of threads serving connections.
         thread_count: int = Field(default=1, gt=0)
+        header_timeout: float = Field(default=30.0, ge=0)
+        body_timeout: float = Field(default=60.0, ge=0)
+        keepalive_timeout: float = Field(default=75.0, ge=0)
+        write_timeout: float = Field(default=60.0, ge=0)
+        drain_timeout: float = Field(default=5.0, ge=0)
+        max_connections: int = Field(default=4096, ge=0)
+        max_inflight_bytes: int = Field(default=1 << 30, ge=0)
 
     def _create(self, native_server: Any, options: "Metrics.Options") -> Any:
         return _conch.MetricsFrontend(
@@ -43,4 +53,5 @@ class Metrics(Frontend):
             address=options.address,
             port=options.port,
             thread_count=options.thread_count,
+            policy=policy_of(options),
         )

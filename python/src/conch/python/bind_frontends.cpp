@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -25,6 +26,39 @@ using py_http_frontend = py_frontend<actors::http_frontend, actors::http_options
 using py_grpc_frontend = py_frontend<actors::grpc_frontend, actors::grpc_options>;
 using py_metrics_frontend = py_frontend<actors::metrics_frontend, actors::metrics_options>;
 
+/// The connection policy from its Python fields (seconds for timeouts);
+/// fields left out keep their defaults.
+transports::http::connection_policy policy_from(const py::dict& fields) {
+  transports::http::connection_policy p;
+  size_t taken = 0;
+  auto seconds = [&](const char* name, std::chrono::milliseconds& field) {
+    if (!fields.contains(name))
+      return;
+    ++taken;
+    auto s = fields[name].cast<double>();
+    if (!(s >= 0) || s > 1e9)
+      throw py::value_error(std::string{name} + " must be between 0 and 1e9 seconds");
+    field = std::chrono::milliseconds{static_cast<int64_t>(s * 1000 + 0.5)};
+  };
+  auto count = [&](const char* name, size_t& field) {
+    if (!fields.contains(name))
+      return;
+    ++taken;
+    field = fields[name].cast<size_t>();
+  };
+  seconds("header_timeout", p.header_timeout);
+  seconds("body_timeout", p.body_timeout);
+  seconds("keepalive_timeout", p.keepalive_timeout);
+  seconds("write_timeout", p.write_timeout);
+  seconds("drain_timeout", p.drain_timeout);
+  count("max_connections", p.max_connections);
+  count("max_inflight_bytes", p.max_inflight_bytes);
+  if (taken != fields.size())
+    throw py::type_error("unknown connection policy option among "
+                         + py::str(fields.attr("keys")()).cast<std::string>());
+  return p;
+}
+
 /// (key, value, features) per restricted endpoint group.
 using feature_group_tuple = std::tuple<std::string, std::string, std::vector<std::string>>;
 
@@ -32,7 +66,7 @@ std::unique_ptr<py_http_frontend>
 make_http_frontend(py_server& srv, std::string address, int port, bool reuse_port,
                    int thread_count, std::string header_forward_pattern,
                    std::vector<feature_group_tuple> restricted_features, int64_t max_inflight,
-                   size_t max_input_size) {
+                   size_t max_input_size, size_t max_header_size, const py::dict& policy) {
   actors::http_options o;
   o.address = std::move(address);
   o.port = port;
@@ -43,6 +77,8 @@ make_http_frontend(py_server& srv, std::string address, int port, bool reuse_por
     o.restricted_features.push_back({std::move(key), std::move(value), std::move(features)});
   o.max_inflight = max_inflight;
   o.max_input_size = max_input_size;
+  o.max_header_size = max_header_size;
+  o.policy = policy_from(policy);
   return std::make_unique<py_http_frontend>(srv, std::move(o));
 }
 
@@ -85,6 +121,10 @@ std::unique_ptr<py_grpc_frontend> make_grpc_frontend(py_server& srv, const py::k
   take("max_response_pool_size", o.max_response_pool_size);
   take("forward_header_pattern", o.forward_header_pattern);
   take("max_inflight", o.max_inflight);
+  take("max_message_size", o.max_message_size);
+  take("max_inflight_bytes", o.max_inflight_bytes);
+  take("stream_high_water", o.stream_high_water);
+  take("max_stream_backlog", o.max_stream_backlog);
   if (kwargs.contains("restricted_features")) {
     ++taken;
     auto groups = kwargs["restricted_features"].cast<std::vector<feature_group_tuple>>();
@@ -98,11 +138,13 @@ std::unique_ptr<py_grpc_frontend> make_grpc_frontend(py_server& srv, const py::k
 }
 
 std::unique_ptr<py_metrics_frontend> make_metrics_frontend(py_server& srv, std::string address,
-                                                           int port, int thread_count) {
+                                                           int port, int thread_count,
+                                                           const py::dict& policy) {
   actors::metrics_options o;
   o.address = std::move(address);
   o.port = port;
   o.thread_count = thread_count;
+  o.policy = policy_from(policy);
   return std::make_unique<py_metrics_frontend>(srv, std::move(o));
 }
 
@@ -117,6 +159,7 @@ void bind_frontends(py::module_& m) {
          py::arg("header_forward_pattern") = "",
          py::arg("restricted_features") = std::vector<feature_group_tuple>{},
          py::arg("max_inflight") = 4096, py::arg("max_input_size") = size_t{64} << 20,
+         py::arg("max_header_size") = size_t{64} << 10, py::arg("policy") = py::dict{},
          "Creates the frontend; binds nothing until start().")
     .def("start", &py_http_frontend::start, "Binds and starts serving (GIL released).")
     .def("stop", &py_http_frontend::stop, "Stops serving (GIL released).")
@@ -136,7 +179,7 @@ void bind_frontends(py::module_& m) {
                                   "The Prometheus metrics frontend of a server; "
                                   "conch.frontend.Metrics owns one.")
     .def(py::init(&make_metrics_frontend), py::arg("server"), py::arg("address") = "0.0.0.0",
-         py::arg("port") = 8002, py::arg("thread_count") = 1,
+         py::arg("port") = 8002, py::arg("thread_count") = 1, py::arg("policy") = py::dict{},
          "Creates the frontend; binds nothing until start().")
     .def("start", &py_metrics_frontend::start, "Binds and starts serving (GIL released).")
     .def("stop", &py_metrics_frontend::stop, "Stops serving (GIL released).")

@@ -7,6 +7,7 @@
 #include <prometheus/text_serializer.h>
 
 #include "conch/runtime/statistics/abandoned_threads.hpp"
+#include "conch/runtime/statistics/connection_metrics.hpp"
 #include "conch/runtime/statistics/custom_metric_family.hpp"
 #include "conch/runtime/statistics/metric_families.hpp"
 
@@ -77,6 +78,11 @@ metrics_registry::add_model(const std::string& model, int64_t version,
   return std::make_unique<model_metrics>(families_, std::move(labels), *series);
 }
 
+void metrics_registry::add_source(std::weak_ptr<const prometheus::Collectable> source) {
+  std::lock_guard<std::mutex> guard{sources_mutex_};
+  sources_.push_back(std::move(source));
+}
+
 std::string metrics_registry::serialize() const {
   // Collect() and the serializer allocate; a scrape that runs out of memory
   // answers with nothing rather than taking the server down.
@@ -85,6 +91,26 @@ std::string metrics_registry::serialize() const {
     auto custom = custom_metric_family::process_registry()->Collect();
     families.insert(families.end(), std::make_move_iterator(custom.begin()),
                     std::make_move_iterator(custom.end()));
+    std::vector<std::shared_ptr<const prometheus::Collectable>> live;
+    {
+      std::lock_guard<std::mutex> guard{sources_mutex_};
+      for (auto it = sources_.begin(); it != sources_.end();) {
+        if (auto source = it->lock()) {
+          live.push_back(std::move(source));
+          ++it;
+        } else {
+          it = sources_.erase(it);  // its frontend is gone
+        }
+      }
+    }
+    if (!live.empty()) {
+      for (const auto& source : live) {
+        auto more = source->Collect();
+        families.insert(families.end(), std::make_move_iterator(more.begin()),
+                        std::make_move_iterator(more.end()));
+      }
+      families = merge_families(std::move(families));
+    }
     return prometheus::TextSerializer().Serialize(families);
   } catch (const std::exception&) {
     return {};

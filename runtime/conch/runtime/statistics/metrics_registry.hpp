@@ -3,9 +3,11 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include <prometheus/collectable.h>
 #include <prometheus/registry.h>
 
 #include "conch/runtime/statistics/metrics_settings.hpp"
@@ -60,16 +62,25 @@ class metrics_registry {
                                            const std::map<std::string, std::string>& metric_tags,
                                            const model_metric_options& options = {});
 
+  // -- other sources ---------------------------------------------------------
+
+  /// Adds series rendered at each scrape by `source` (a frontend's
+  /// connection_metrics), for as long as it lives. Families of one name from
+  /// several sources are exposed as one.
+  void add_source(std::weak_ptr<const prometheus::Collectable> source);
+
   // -- exposition ------------------------------------------------------------
 
   /// Every family of the registry, then those of
-  /// custom_metric_family::process_registry(), in the Prometheus text format
-  /// 0.0.4.
+  /// custom_metric_family::process_registry(), then the sources', in the
+  /// Prometheus text format 0.0.4.
   std::string serialize() const;
 
  private:
   metrics_settings settings_;
   std::shared_ptr<metric_families> families_;
+  mutable std::mutex sources_mutex_;
+  mutable std::vector<std::weak_ptr<const prometheus::Collectable>> sources_;  // guarded
 };
 
 } // namespace conch::runtime::statistics

@@ -17,8 +17,10 @@ std::string metadata_key(const std::string& header) {
 
 } // namespace
 
-runtime::result<call_limits> call_limits::make(const std::vector<protocol::feature_group>& groups,
-                                               int64_t max_inflight) {
+runtime::result<call_limits> call_limits::make(
+  const std::vector<protocol::feature_group>& groups, int64_t max_inflight, call_byte_limits bytes,
+  std::shared_ptr<runtime::statistics::connection_stats> stats,
+  std::shared_ptr<runtime::statistics::byte_budget> input) {
   if (max_inflight < 0)
     return runtime::invalid_argument("max_inflight must not be negative");
   auto keyed = groups;
@@ -30,7 +32,12 @@ runtime::result<call_limits> call_limits::make(const std::vector<protocol::featu
     return restricted.error();
   call_limits out;
   out.restrictions_ = std::move(*restricted);
-  out.admission_ = protocol::admission{max_inflight};
+  if (stats)
+    out.stats_ = std::move(stats);
+  out.admission_ = protocol::admission{max_inflight, out.stats_};
+  out.bytes_ = bytes;
+  out.input_ = input ? std::move(input)
+                     : std::make_shared<runtime::statistics::byte_budget>(bytes.max_inflight_bytes);
   return out;
 }
 
@@ -48,11 +55,25 @@ runtime::status call_limits::check(const ::grpc::ServerContextBase& ctx,
                               + "'");
 }
 
-runtime::result<protocol::admission::ticket> call_limits::admit() const {
+runtime::result<protocol::admission::ticket> call_limits::admit(size_t bytes) const {
   auto ticket = admission_.try_admit();
   if (!ticket)
     return runtime::unavailable("the server is busy: too many requests in flight");
-  return ticket;
+  if (bytes == 0)
+    return ticket;
+  // One ticket holds both places: the request's and its bytes'.
+  struct places {
+    protocol::admission::ticket request;
+    runtime::statistics::byte_ticket bytes;
+  };
+  auto both = std::make_shared<places>();
+  if (!both->bytes.take(input_, bytes)) {
+    stats_->count(runtime::statistics::request_refusal::input_budget);
+    return runtime::unavailable("the server is busy: requests in flight exceed "
+                                + std::to_string(input_->limit()) + " bytes");
+  }
+  both->request = std::move(ticket);
+  return protocol::admission::ticket{std::move(both)};
 }
 
 } // namespace conch::transports::grpc

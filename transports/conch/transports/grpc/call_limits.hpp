@@ -1,16 +1,30 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <vector>
 
 #include <grpcpp/server_context.h>
 
 #include "conch/runtime/result.hpp"
+#include "conch/runtime/statistics/connection_stats.hpp"
 #include "conch/transports/protocol/admission.hpp"
 #include "conch/transports/protocol/restrictions.hpp"
 
 namespace conch::transports::grpc {
+
+/// What limits the bytes of a gRPC server's calls.
+struct call_byte_limits {
+  /// Bytes of requests in flight at most (0: no limit).
+  size_t max_inflight_bytes = 0;
+  /// A stream stops reading past this many bytes of responses waiting.
+  size_t stream_high_water = 4 * 1024 * 1024;
+  /// A stream ends with RESOURCE_EXHAUSTED past this many.
+  size_t max_stream_backlog = 64 * 1024 * 1024;
+};
+
 
 /// What limits the calls of one gRPC server: restricted protocol groups and
 /// the number of requests in flight. Read-only once made; thread-safe.
@@ -24,10 +38,14 @@ class call_limits {
   /// No group restricted, no limit on requests in flight.
   call_limits() = default;
 
-  /// The limits of `groups` and `max_inflight` (0: no limit). INVALID_ARG for
-  /// a malformed group (protocol::restrictions::make) or a negative limit.
-  static runtime::result<call_limits> make(const std::vector<protocol::feature_group>& groups,
-                                           int64_t max_inflight);
+  /// The limits of `groups` and `max_inflight` (0: no limit), counting
+  /// refusals in `stats` and request bytes in `input` where given (else in
+  /// their own; `input`'s limit then is max_inflight_bytes). INVALID_ARG for a malformed
+  /// group (protocol::restrictions::make) or a negative limit.
+  static runtime::result<call_limits> make(
+    const std::vector<protocol::feature_group>& groups, int64_t max_inflight,
+    call_byte_limits bytes = {}, std::shared_ptr<runtime::statistics::connection_stats> stats = nullptr,
+    std::shared_ptr<runtime::statistics::byte_budget> input = nullptr);
 
   /// Ok when the call of `ctx` may reach feature `f`: its group is not
   /// restricted, or the client metadata carries the group's key and value.
@@ -36,8 +54,21 @@ class call_limits {
   runtime::status check(const ::grpc::ServerContextBase& ctx, protocol::feature f) const;
 
   /// A ticket for one more request that waits on the server (an inference,
-  /// a repository call), or UNAVAILABLE when max_inflight are in flight.
-  runtime::result<protocol::admission::ticket> admit() const;
+  /// a repository call) of `bytes` encoded bytes, or UNAVAILABLE when
+  /// max_inflight are in flight or the bytes would pass max_inflight_bytes.
+  runtime::result<protocol::admission::ticket> admit(size_t bytes = 0) const;
+
+  const call_byte_limits& bytes() const noexcept { return bytes_; }
+
+  /// Where the server counts (never null).
+  const std::shared_ptr<runtime::statistics::connection_stats>& stats() const noexcept {
+    return stats_;
+  }
+
+  /// The budget of request bytes (never null).
+  const std::shared_ptr<runtime::statistics::byte_budget>& input() const noexcept {
+    return input_;
+  }
 
   /// The requests admitted and not yet answered.
   int64_t in_flight() const noexcept { return admission_.in_flight(); }
@@ -45,6 +76,11 @@ class call_limits {
  private:
   protocol::restrictions restrictions_;  // keys as the metadata carries them
   protocol::admission admission_{0};
+  call_byte_limits bytes_;
+  std::shared_ptr<runtime::statistics::connection_stats> stats_ =
+    std::make_shared<runtime::statistics::connection_stats>();
+  std::shared_ptr<runtime::statistics::byte_budget> input_ =
+    std::make_shared<runtime::statistics::byte_budget>(0);
 };
 
 } // namespace conch::transports::grpc

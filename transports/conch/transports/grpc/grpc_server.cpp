@@ -68,7 +68,12 @@ runtime::status grpc_server::start() {
   if (!settings)
     return settings.error();
   inference_.set_infer_call_settings(std::move(*settings));
-  auto limits = call_limits::make(options_.restricted_features, options_.max_inflight);
+  call_byte_limits bytes;
+  bytes.max_inflight_bytes = options_.max_inflight_bytes;
+  bytes.stream_high_water = options_.stream_high_water;
+  bytes.max_stream_backlog = options_.max_stream_backlog;
+  auto limits = call_limits::make(options_.restricted_features, options_.max_inflight, bytes,
+                                  options_.stats, options_.input);
   if (!limits)
     return limits.error();
   inference_.set_call_limits(std::make_shared<const call_limits>(std::move(*limits)));
@@ -80,8 +85,11 @@ runtime::status grpc_server::start() {
   // gRPC allows SO_REUSEPORT by default, which would let a second server
   // share a port in use instead of failing: set it explicitly.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, options_.reuse_port ? 1 : 0);
-  builder.SetMaxReceiveMessageSize(std::numeric_limits<int32_t>::max());
-  builder.SetMaxSendMessageSize(std::numeric_limits<int32_t>::max());
+  if (options_.max_message_size < 1)
+    return runtime::invalid_argument("max_message_size must be greater than 0, got "
+                                     + std::to_string(options_.max_message_size));
+  builder.SetMaxReceiveMessageSize(options_.max_message_size);
+  builder.SetMaxSendMessageSize(options_.max_message_size);
   builder.RegisterService(&inference_);
   builder.RegisterService(&health_);
   auto server = builder.BuildAndStart();
@@ -93,6 +101,8 @@ runtime::status grpc_server::start() {
                               : ""));
   server_ = std::move(server);
   port_ = static_cast<uint16_t>(selected);
+  if (options_.stats)
+    options_.stats->port.store(port_, std::memory_order_relaxed);
   return runtime::status::ok();
 }
 

@@ -17,6 +17,7 @@
 #include "conch/transports/grpc/health_service.hpp"
 #include "conch/transports/grpc/inference_service.hpp"
 #include "conch/transports/grpc/inflight_calls.hpp"
+#include "conch/runtime/statistics/connection_stats.hpp"
 #include "conch/transports/grpc/keepalive.hpp"
 #include "conch/transports/protocol/restrictions.hpp"
 #include "conch/transports/grpc/tls_credentials.hpp"
@@ -49,6 +50,23 @@ struct server_options {
   /// Requests waiting on the server (inference, repository calls) at most
   /// in flight; beyond it they get UNAVAILABLE at once. 0: no limit.
   int64_t max_inflight = 0;
+  /// The largest message, received or sent, in bytes (Triton's: INT32_MAX).
+  int max_message_size = 2'147'483'647;
+  /// Bytes of requests in flight at most (their encoded size); a request
+  /// beyond it gets UNAVAILABLE. 0: no limit.
+  size_t max_inflight_bytes = 0;
+  /// Bytes of responses a stream may have waiting for its client before it
+  /// stops reading further requests.
+  size_t stream_high_water = 4 * 1024 * 1024;
+  /// Bytes of responses a stream may have waiting before it ends with
+  /// RESOURCE_EXHAUSTED (its requests cancelled): a client that does not
+  /// read a decoupled model's responses.
+  size_t max_stream_backlog = 64 * 1024 * 1024;
+  /// What the server counts at its edge (refusals, bytes); its own if null.
+  std::shared_ptr<runtime::statistics::connection_stats> stats;
+  /// The budget of request bytes (its limit max_inflight_bytes); its own if
+  /// null.
+  std::shared_ptr<runtime::statistics::byte_budget> input;
   /// How long a stop lets calls in flight finish before gRPC cancels what
   /// is left (the deadline of grpc::Server::Shutdown); the server's exit
   /// timeout.

@@ -78,7 +78,7 @@ infer_reactor* infer_reactor::start(gateway& server, std::shared_ptr<inflight_ca
     return self;
   }
   call->ticket = *ticket;
-  auto admitted = limits.admit();
+  auto admitted = limits.admit(request.ByteSizeLong());
   if (!admitted) {
     call->finish(admitted.error());
     return self;

@@ -28,9 +28,13 @@ void stream_call::step() {
   if (!writing && !writes.empty()) {
     writing = std::move(writes.front());
     writes.pop_front();
+    writing_bytes = static_cast<size_t>(writing->GetCachedSize());
     reactor->StartWrite(writing.get());
   }
-  if (!reading && !read_closed && !draining && outstanding < max_outstanding) {
+  // Past the high water mark of responses waiting for the client, no
+  // further request is read: the client must read first.
+  if (!reading && !read_closed && !draining && outstanding < max_outstanding
+      && pending_bytes < limits->bytes().stream_high_water) {
     reading = true;
     reactor->StartRead(&request);
   }
@@ -41,10 +45,22 @@ void stream_call::step() {
     finish(to_grpc_status(stopping()));
 }
 
+void stream_call::written() {
+  writing.reset();
+  forget_bytes(writing_bytes);
+  writing_bytes = 0;
+}
+
+void stream_call::forget_bytes(size_t n) {
+  pending_bytes -= n;
+  limits->stats()->response_bytes.fetch_sub(static_cast<int64_t>(n), std::memory_order_relaxed);
+}
+
 void stream_call::finish(const ::grpc::Status& st) {
   finished = true;
   writes.clear();
   ordered.clear();
+  forget_bytes(pending_bytes - writing_bytes);
   calls->release(ticket);
   reactor->Finish(st);
 }
@@ -54,6 +70,11 @@ std::vector<cancel_fn> stream_call::end(::grpc::Status st) {
   if (end_status || finished)
     return cancels;
   end_status = std::move(st);
+  // Nothing queued will be written now; only the write in progress stays.
+  writes.clear();
+  for (auto& [seq, m] : ordered)
+    m.reset();
+  forget_bytes(pending_bytes - writing_bytes);
   // The entries stay until their final responses, so that a request being
   // submitted now learns that it must be cancelled.
   for (auto& [seq, p] : inflight)
@@ -62,11 +83,15 @@ std::vector<cancel_fn> stream_call::end(::grpc::Status st) {
   return cancels;
 }
 
-void stream_call::queue(const stream_request_info& info, stream_message_ptr m) {
+bool stream_call::queue(const stream_request_info& info, stream_message_ptr m) {
+  auto size = m->ByteSizeLong();  // cached for the write
+  pending_bytes += size;
+  limits->stats()->response_bytes.fetch_add(static_cast<int64_t>(size), std::memory_order_relaxed);
   if (!info.decoupled)
     ordered[info.seq] = std::move(m);
   else
     writes.push_back(std::move(m));
+  return pending_bytes > limits->bytes().max_stream_backlog;
 }
 
 void stream_call::on_response(const stream_request_info& info, runtime::inference_response&& r) {
@@ -103,8 +128,21 @@ void stream_call::on_response(const stream_request_info& info, runtime::inferenc
     if (!r.error.is_ok() && grpc_error) {
       auto more = end(to_grpc_status(r.error));
       cancels.insert(cancels.end(), more.begin(), more.end());
+    } else if (m && end_status) {
+      // The stream is ending: nobody will read this.
+      if (!info.decoupled)
+        ordered.erase(info.seq);
     } else if (m) {
-      queue(info, std::move(m));
+      if (queue(info, std::move(m))) {
+        // The client does not read: give up on the stream rather than
+        // hold its responses without bound.
+        auto more = end(::grpc::Status{
+          ::grpc::StatusCode::RESOURCE_EXHAUSTED,
+          "the client does not read its responses: more than "
+            + std::to_string(limits->bytes().max_stream_backlog) + " bytes are waiting"});
+        cancels.insert(cancels.end(), more.begin(), more.end());
+        limits->stats()->backlog_closes.fetch_add(1, std::memory_order_relaxed);
+      }
     } else if (!info.decoupled) {
       ordered.erase(info.seq);
     }
@@ -124,7 +162,7 @@ void stream_call::submit(const std::shared_ptr<stream_call>& self) {
   auto prepared = [&]() -> runtime::result<prepared_infer> {
     if (calls->stopping())
       return stopping();
-    auto t = limits->admit();
+    auto t = limits->admit(request.ByteSizeLong());
     if (!t)
       return t.error();
     admitted = std::move(*t);

@@ -56,6 +56,8 @@ struct stream_call {
   std::map<uint64_t, stream_message_ptr> ordered;  // non-decoupled, null until answered
   std::deque<stream_message_ptr> writes;
   stream_message_ptr writing;
+  size_t writing_bytes = 0;   // of `writing`
+  size_t pending_bytes = 0;   // of the messages queued and being written
   std::unordered_map<uint64_t, pending> inflight;
   size_t outstanding = 0;
   uint64_t next_seq = 0;
@@ -73,6 +75,9 @@ struct stream_call {
   /// Finishes the call with `st`.
   void finish(const ::grpc::Status& st);
 
+  /// The write in progress finished.
+  void written();
+
   /// Ends the stream with `st`; returns the cancels of its requests, to be
   /// called outside the mutex.
   std::vector<cancel_fn> end(::grpc::Status st);
@@ -86,8 +91,10 @@ struct stream_call {
   void on_response(const stream_request_info& info, runtime::inference_response&& r);
 
  private:
-  // Queues a message of request `info` (with the mutex held).
-  void queue(const stream_request_info& info, stream_message_ptr m);
+  // Queues a message of request `info` (with the mutex held); true when the
+  // responses waiting pass the stream's backlog cap.
+  bool queue(const stream_request_info& info, stream_message_ptr m);
+  void forget_bytes(size_t n);
 };
 
 } // namespace conch::transports::grpc

@@ -101,7 +101,7 @@ void stream_reactor::OnWriteDone(bool ok) {
   std::vector<cancel_fn> cancels;
   {
     std::lock_guard<std::mutex> guard{call_->mutex};
-    call_->writing.reset();
+    call_->written();
     if (!ok)
       cancels = call_->end(::grpc::Status{::grpc::StatusCode::CANCELLED, "the stream broke"});
     call_->step();

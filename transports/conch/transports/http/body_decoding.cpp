@@ -4,7 +4,9 @@
 
 namespace conch::transports::http {
 
-std::optional<response> decode_request_body(request& req, size_t max_size) {
+std::optional<response> decode_request_body(
+    request& req, size_t max_size,
+    const std::shared_ptr<runtime::statistics::byte_budget>& budget) {
   auto* field = req.headers.find("Content-Encoding");
   if (field == nullptr)
     return std::nullopt;
@@ -19,7 +21,13 @@ std::optional<response> decode_request_body(request& req, size_t max_size) {
   auto decoded = decode_body(*coding, req.body, max_size);
   if (!decoded)
     return response::error(400, decoded.error().message());
+  // The decoded bytes replace the encoded ones in the budget.
+  runtime::statistics::byte_ticket ticket;
+  if (!ticket.take(budget, decoded->size()))
+    return response::error(503, "the server is busy: request bodies in flight exceed "
+                                    + std::to_string(budget->limit()) + " bytes");
   req.body = std::move(*decoded);
+  req.input_bytes = std::move(ticket);
   return std::nullopt;
 }
 

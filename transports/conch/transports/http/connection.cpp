@@ -11,12 +11,6 @@ namespace conch::transports::http {
 
 namespace {
 
-// How long a connection that sent its last answer and a FIN waits for the
-// client's FIN before closing anyway. Reading (and dropping) input until then
-// keeps unread bytes from turning the close into a reset that could destroy
-// the answer before the client reads it.
-constexpr uint64_t linger_ms = 2000;
-
 uv_stream_t* as_stream(uv_tcp_t* tcp) {
   return reinterpret_cast<uv_stream_t*>(tcp);
 }
@@ -36,21 +30,26 @@ struct connection::write_request {
 
 connection::connection(loop& owner, uint64_t id)
   : loop_(owner), id_(id),
-    parser_(*this, parser_limits{owner.options().max_input_size, owner.options().max_header_size}) {}
+    parser_(*this, parser_limits{owner.options().max_input_size, owner.options().max_header_size,
+                                 owner.input_budget()}) {}
 
 connection::~connection() = default;
 
 int connection::accept(uv_stream_t* server) {
   uv_tcp_init(loop_.uv(), &tcp_);
   tcp_.data = this;
-  open_handles_ = 1;
+  uv_timer_init(loop_.uv(), &timer_);
+  timer_.data = this;
+  open_handles_ = 2;
   int rc = uv_accept(server, as_stream(&tcp_));
   if (rc < 0) {
     close_now();
     return rc;
   }
   uv_tcp_nodelay(&tcp_, 1);
+  accepted_ms_ = read_ms_ = written_ms_ = now();
   update_reading();
+  arm_timer();
   return 0;
 }
 
@@ -70,10 +69,14 @@ void connection::on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf
     self.close_now();
     return;
   }
-  if (nread == 0 || self.shutting_down_ || self.closing_)
+  if (nread == 0 || self.closing_)
     return;
-  self.consume(buf->base, static_cast<size_t>(nread));
-  self.update_reading();
+  self.read_ms_ = self.now();
+  if (!self.shutting_down_) {
+    self.consume(buf->base, static_cast<size_t>(nread));
+    self.update_reading();
+  }
+  self.arm_timer();
 }
 
 void connection::consume(const char* data, size_t size) {
@@ -96,8 +99,11 @@ void connection::consume(const char* data, size_t size) {
 }
 
 bool connection::below_limits() const noexcept {
+  // Whole answers waiting behind an earlier one count as much as bytes the
+  // socket has not taken yet: a pipelining client that does not read stops
+  // being read from either way.
   return pipeline_.size() < loop_.options().max_pipelined_requests
-         && tcp_.write_queue_size < loop_.options().write_high_water;
+         && pipeline_.buffered_bytes() + tcp_.write_queue_size < loop_.options().write_high_water;
 }
 
 void connection::update_reading() {
@@ -127,6 +133,10 @@ void connection::update_reading() {
 
 // -- requests -----------------------------------------------------------------
 
+void connection::on_message_begin() {
+  message_began_ms_ = now();
+}
+
 void connection::on_request_head(const request_ptr& req, bool expect_continue) {
   slot_info info;
   info.req = req;
@@ -142,6 +152,7 @@ void connection::on_request_head(const request_ptr& req, bool expect_continue) {
 
 void connection::on_request(request_ptr req) {
   head_open_ = false;
+  served_ = true;
   auto seq = head_seq_;
   if (!req->keep_alive)
     no_more_requests_ = true;
@@ -150,7 +161,10 @@ void connection::on_request(request_ptr req) {
     pipeline_.respond(seq, response::error(503, "the server is stopping"), true);
     return;
   }
-  if (auto refusal = decode_request_body(*req, loop_.options().max_input_size)) {
+  if (auto refusal = decode_request_body(*req, loop_.options().max_input_size,
+                                            loop_.input_budget())) {
+    if (refusal->status == 503)
+      loop_.stats().count(runtime::statistics::request_refusal::input_budget);
     pipeline_.respond(seq, *refusal, false);
     return;
   }
@@ -163,6 +177,8 @@ bool connection::should_pause() {
 
 void connection::answer_parse_error() {
   no_more_requests_ = true;
+  if (auto why = parser_.refusal())
+    loop_.stats().count(*why);
   auto answer = response::error(parser_.error_status(), parser_.error_message());
   uint64_t seq = head_open_ ? head_seq_ : pipeline_.open(slot_info{nullptr, false, false, false});
   head_open_ = false;
@@ -193,6 +209,7 @@ void connection::complete(completion c) {
       pipeline_.stream_chunk(c.sequence, std::move(c.chunk));
       if (pipeline_.buffered_bytes() + tcp_.write_queue_size
           > loop_.options().max_stream_backlog) {
+        loop_.stats().backlog_closes.fetch_add(1, std::memory_order_relaxed);
         close_now();  // the client does not read: give up on it
         return;
       }
@@ -206,6 +223,7 @@ void connection::complete(completion c) {
   }
   flush();
   update_reading();
+  arm_timer();
 }
 
 void connection::flush() {
@@ -238,6 +256,8 @@ void connection::write(std::vector<out_piece> pieces) {
   }
   w->req.data = w.get();
   w->owner = this;
+  if (writes_in_flight_ == 0)
+    written_ms_ = now();  // the write timeout runs from here
   int rc = uv_write(&w->req, as_stream(&tcp_), bufs, static_cast<unsigned>(w->pieces.size()),
                     &on_write);
   if (rc < 0) {
@@ -259,21 +279,28 @@ void connection::on_write(uv_write_t* req, int status) {
     self.close_now();
     return;
   }
+  self.written_ms_ = self.now();
   self.update_reading();
+  self.arm_timer();
 }
 
 // -- closing ------------------------------------------------------------------
 
 void connection::begin_stop() {
+  if (!stopping_ && loop_.options().policy.drain_timeout.count() > 0)
+    stop_deadline_ms_ = now() + static_cast<uint64_t>(loop_.options().policy.drain_timeout.count());
   stopping_ = true;
-  if (closing_ || shutting_down_)
+  if (closing_)
     return;
-  if (idle() && writes_in_flight_ == 0)
-    close_now();
-  else if (idle())
-    close_gracefully();
-  else
-    update_reading();
+  if (!shutting_down_) {
+    if (idle() && writes_in_flight_ == 0)
+      close_now();
+    else if (idle())
+      close_gracefully();
+    else
+      update_reading();
+  }
+  arm_timer();
 }
 
 void connection::close_gracefully() {
@@ -299,14 +326,9 @@ void connection::on_shutdown(uv_shutdown_t* req, int status) {
     self.close_now();
     return;
   }
-  uv_timer_init(self.loop_.uv(), &self.linger_);
-  self.linger_.data = &self;
-  ++self.open_handles_;
-  uv_timer_start(&self.linger_, &on_linger_timeout, linger_ms, 0);
-}
-
-void connection::on_linger_timeout(uv_timer_t* timer) {
-  static_cast<connection*>(timer->data)->close_now();
+  self.lingering_ = true;
+  self.lingered_ms_ = self.now();
+  self.arm_timer();
 }
 
 void connection::close_now() {
@@ -317,13 +339,18 @@ void connection::close_now() {
   pipeline_.cancel_all();
   uv_close(as_handle(&tcp_), &on_closed);
   if (open_handles_ > 1)
-    uv_close(as_handle(&linger_), &on_closed);
+    uv_close(as_handle(&timer_), &on_closed);
 }
 
 void connection::on_closed(uv_handle_t* handle) {
   auto& self = *static_cast<connection*>(handle->data);
-  if (--self.open_handles_ == 0)
-    self.loop_.on_connection_closed(self.id_);  // deletes self
+  if (--self.open_handles_ > 0)
+    return;
+  auto& stats = self.loop_.stats();
+  if (self.counted_)
+    stats.open.fetch_sub(1, std::memory_order_relaxed);
+  stats.response_bytes.fetch_sub(self.reported_response_bytes_, std::memory_order_relaxed);
+  self.loop_.on_connection_closed(self.id_);  // deletes self
 }
 
 } // namespace conch::transports::http

@@ -37,11 +37,16 @@ class connection final : private parser_events {
   /// Closes at once; unanswered requests are cancelled.
   void close_now();
 
+  /// Marks the connection counted in the loop's open connections, to be
+  /// uncounted when it closes.
+  void counted() noexcept { counted_ = true; }
+
  private:
   struct write_request;
 
   // -- parser events ---------------------------------------------------------
 
+  void on_message_begin() override;
   void on_request_head(const request_ptr& req, bool expect_continue) override;
   void on_request(request_ptr req) override;
   bool should_pause() override;
@@ -52,7 +57,7 @@ class connection final : private parser_events {
   static void on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf);
   static void on_write(uv_write_t* req, int status);
   static void on_shutdown(uv_shutdown_t* req, int status);
-  static void on_linger_timeout(uv_timer_t* timer);
+  static void on_timer(uv_timer_t* timer);
   static void on_closed(uv_handle_t* handle);
 
   // -- steps -----------------------------------------------------------------
@@ -67,10 +72,27 @@ class connection final : private parser_events {
   bool idle() const noexcept { return pipeline_.empty() && !parser_.in_message(); }
   bool close_after(uint64_t seq, const response& resp) const;
 
+  // -- the connection policy (connection_timer.cpp) --------------------------
+
+  /// What the connection waits for, and until when (uv_now milliseconds).
+  enum class wait_kind : uint8_t { none, header, body, keepalive, write, linger };
+  struct wait {
+    wait_kind kind = wait_kind::none;
+    uint64_t deadline = 0;
+    bool drain = false;  // the stop's drain deadline is the one that binds
+  };
+
+  wait current_wait() const noexcept;
+  void arm_timer();
+  void on_deadline(const wait& w);
+  void time_out_request(bool drain);
+  void update_gauges() noexcept;
+  uint64_t now() const noexcept;
+
   loop& loop_;
   uint64_t id_;
   uv_tcp_t tcp_;
-  uv_timer_t linger_;
+  uv_timer_t timer_;              // the connection policy's deadlines
   uv_shutdown_t shutdown_;
   request_parser parser_;
   pipeline pipeline_;
@@ -87,6 +109,18 @@ class connection final : private parser_events {
   bool shutting_down_ = false;    // FIN queued; input is discarded
   bool closing_ = false;
   bool in_feed_ = false;
+  bool counted_ = false;          // in the loop's open connections
+  bool served_ = false;           // a request was read: idle means keep-alive
+  bool lingering_ = false;        // FIN sent; waiting for the client's
+  wait_kind armed_ = wait_kind::none;
+  uint64_t armed_deadline_ = 0;
+  uint64_t accepted_ms_ = 0;
+  uint64_t message_began_ms_ = 0; // first byte of the request being read
+  uint64_t read_ms_ = 0;          // last read
+  uint64_t written_ms_ = 0;       // last write finished (or first started)
+  uint64_t lingered_ms_ = 0;
+  uint64_t stop_deadline_ms_ = 0; // set by begin_stop
+  int64_t reported_response_bytes_ = 0;
 };
 
 } // namespace conch::transports::http

@@ -23,8 +23,8 @@ bool is_final(completion_kind kind) noexcept {
 } // namespace
 
 loop::loop(const server_options& options, std::shared_ptr<handler> h,
-           std::shared_ptr<std::atomic<bool>> poll_token)
-  : options_(options), handler_(std::move(h)), poll_token_(std::move(poll_token)) {}
+           std::shared_ptr<loop_shared> shared)
+  : options_(options), handler_(std::move(h)), shared_(std::move(shared)) {}
 
 loop::~loop() = default;
 
@@ -148,7 +148,7 @@ void loop::start_polling() {
   if (in_flight_ == 0 || !poll_open_)
     return;
   poll_until_ns_ = uv_hrtime() + poll_budget_ns;
-  if (polling_ || poll_token_->exchange(true, std::memory_order_acquire))
+  if (polling_ || shared_->poll_token.exchange(true, std::memory_order_acquire))
     return;
   polling_ = true;
   queue_->set_polled(true);
@@ -162,7 +162,7 @@ void loop::stop_polling() {
     return;
   polling_ = false;
   uv_idle_stop(&poll_);
-  poll_token_->store(false, std::memory_order_release);
+  shared_->poll_token.store(false, std::memory_order_release);
   if (queue_->set_polled(false))
     take_completions();
 }
@@ -188,7 +188,18 @@ void loop::on_connection(uv_stream_t* server, int status) {
   auto id = self.next_connection_id_++;
   auto [it, _] = self.connections_.emplace(id, std::make_unique<connection>(self, id));
   // On failure the connection is already closing and removes itself.
-  (void) it->second->accept(server);
+  if (it->second->accept(server) < 0)
+    return;
+  auto& stats = self.stats();
+  auto open = stats.open.fetch_add(1, std::memory_order_relaxed) + 1;
+  stats.accepted.fetch_add(1, std::memory_order_relaxed);
+  it->second->counted();
+  auto cap = self.options_.policy.max_connections;
+  if (cap != 0 && static_cast<size_t>(open) > cap) {
+    // Over the cap: accepted only to take it off the backlog, and closed.
+    stats.refused.fetch_add(1, std::memory_order_relaxed);
+    it->second->close_now();
+  }
 }
 
 void loop::apply(loop_command c) {

@@ -11,6 +11,7 @@
 #include "conch/runtime/status.hpp"
 #include "conch/transports/http/completion_queue.hpp"
 #include "conch/transports/http/handler.hpp"
+#include "conch/transports/http/loop_shared.hpp"
 #include "conch/transports/http/server_options.hpp"
 
 namespace conch::transports::http {
@@ -33,9 +34,9 @@ class connection;
 /// that produce the answers.
 class loop {
  public:
-  /// A loop whose handler is `h`; the loops of one server share `poll_token`.
+  /// A loop whose handler is `h`; the loops of one server share `shared`.
   loop(const server_options& options, std::shared_ptr<handler> h,
-       std::shared_ptr<std::atomic<bool>> poll_token);
+       std::shared_ptr<loop_shared> shared);
   loop(const loop&) = delete;
   loop& operator=(const loop&) = delete;
   ~loop();
@@ -67,6 +68,10 @@ class loop {
 
   uv_loop_t* uv() noexcept { return &uv_; }
   const server_options& options() const noexcept { return options_; }
+  runtime::statistics::connection_stats& stats() noexcept { return *shared_->stats; }
+  const std::shared_ptr<runtime::statistics::byte_budget>& input_budget() const noexcept {
+    return shared_->input;
+  }
   char* read_buffer() noexcept { return read_buffer_.data(); }
   size_t read_buffer_size() const noexcept { return read_buffer_.size(); }
 
@@ -96,7 +101,7 @@ class loop {
 
   server_options options_;
   std::shared_ptr<handler> handler_;
-  std::shared_ptr<std::atomic<bool>> poll_token_;  // true while a loop polls
+  std::shared_ptr<loop_shared> shared_;
   uv_loop_t uv_;
   uv_async_t wake_;
   uv_idle_t poll_;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "conch/runtime/buffer.hpp"
+#include "conch/runtime/statistics/connection_stats.hpp"
 #include "conch/transports/http/header_map.hpp"
 
 namespace conch::transports::http {
@@ -36,6 +37,9 @@ class request {
   int version_minor = 1;
   /// True when the connection stays open after this request's response.
   bool keep_alive = true;
+  /// The body's share of the frontend's input budget, given back when the
+  /// request is destroyed.
+  runtime::statistics::byte_ticket input_bytes;
 
   // -- cancellation ----------------------------------------------------------
 

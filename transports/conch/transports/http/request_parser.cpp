@@ -1,6 +1,6 @@
 #include "conch/transports/http/request_parser.hpp"
 
-#include <cstring>
+#include <algorithm>
 
 #include "conch/transports/http/owned_bytes.hpp"
 #include "conch/transports/http/request_target.hpp"
@@ -48,10 +48,12 @@ void request_parser::resume() {
     llhttp_resume(&parser_);
 }
 
-int request_parser::fail(int status, std::string message) {
+int request_parser::fail(int status, std::string message,
+                         std::optional<runtime::statistics::request_refusal> refusal) {
   if (error_status_ == 0) {
     error_status_ = status;
     error_message_ = std::move(message);
+    refusal_ = refusal;
   }
   return -1;
 }
@@ -60,7 +62,8 @@ bool request_parser::count_head_bytes(size_t size) {
   head_bytes_ += size;
   if (head_bytes_ <= limits_.max_head_size)
     return true;
-  fail(431, "request line and headers exceed " + std::to_string(limits_.max_head_size) + " bytes");
+  fail(431, "request line and headers exceed " + std::to_string(limits_.max_head_size) + " bytes",
+       runtime::statistics::request_refusal::header_size);
   return false;
 }
 
@@ -72,8 +75,9 @@ int request_parser::on_message_begin(llhttp_t* p) {
   self_.value_.clear();
   self_.head_bytes_ = 0;
   self_.body_ = {};
-  self_.chunked_body_.clear();
-  self_.body_bytes_ = 0;
+  self_.announced_ = 0;
+  self_.ticket_.release();
+  self_.events_.on_message_begin();
   return 0;
 }
 
@@ -134,22 +138,40 @@ int request_parser::start_body() {
   if (length > limits_.max_body_size)
     return fail(400, "request body of " + std::to_string(length)
                          + " bytes exceeds the maximum input size of "
-                         + std::to_string(limits_.max_body_size) + " bytes");
-  if (length > 0)
-    body_ = runtime::buffer::allocate(static_cast<size_t>(length));
+                         + std::to_string(limits_.max_body_size) + " bytes",
+                runtime::statistics::request_refusal::body_size);
+  announced_ = static_cast<size_t>(length);
+  return 0;
+}
+
+// Memory follows the bytes that arrived, not the length announced: a client
+// that announces 64 MiB and sends 10 bytes holds 10 bytes (rounded up to the
+// first read). Capacity doubles, capped by the announced length, so a body
+// is copied at most about once more than it is received.
+int request_parser::grow_body(size_t size) {
+  auto needed = body_.size() + size;
+  if (needed > limits_.max_body_size)
+    return fail(400, "request body exceeds the maximum input size of "
+                         + std::to_string(limits_.max_body_size) + " bytes",
+                runtime::statistics::request_refusal::body_size);
+  if (needed <= body_.capacity())
+    return 0;
+  auto capacity = std::max(needed, body_.capacity() * 2);
+  if (announced_ > 0)
+    capacity = std::min(std::max(capacity, std::min(announced_, size_t{64} << 10)), announced_);
+  if (!ticket_.take(limits_.budget, capacity - ticket_.bytes()))
+    return fail(503, "the server is busy: request bodies in flight exceed "
+                         + std::to_string(limits_.budget->limit()) + " bytes",
+                runtime::statistics::request_refusal::input_budget);
+  body_.reserve(capacity);
   return 0;
 }
 
 int request_parser::on_body(llhttp_t* p, const char* at, size_t size) {
   auto& self_ = self(p);
-  if (self_.body_bytes_ + size > self_.limits_.max_body_size)
-    return self_.fail(400, "request body exceeds the maximum input size of "
-                               + std::to_string(self_.limits_.max_body_size) + " bytes");
-  if (self_.body_.size() >= self_.body_bytes_ + size)
-    std::memcpy(self_.body_.data() + self_.body_bytes_, at, size);
-  else
-    self_.chunked_body_.append(at, size);
-  self_.body_bytes_ += size;
+  if (int rc = self_.grow_body(size); rc != 0)
+    return rc;
+  self_.body_.append(at, size);
   return 0;
 }
 
@@ -157,10 +179,9 @@ int request_parser::on_message_complete(llhttp_t* p) {
   auto& self_ = self(p);
   auto req = std::move(self_.req_);
   if (!self_.body_.empty())
-    req->body = std::move(self_.body_);
-  else if (!self_.chunked_body_.empty())
-    req->body = owned_bytes(std::move(self_.chunked_body_));
-  self_.chunked_body_ = {};
+    req->body = owned_bytes(std::move(self_.body_));
+  self_.body_ = {};
+  req->input_bytes = std::move(self_.ticket_);
   self_.events_.on_request(std::move(req));
   return self_.events_.should_pause() ? HPE_PAUSED : 0;
 }

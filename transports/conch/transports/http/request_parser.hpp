@@ -1,10 +1,13 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include <llhttp.h>
 
+#include "conch/runtime/statistics/connection_stats.hpp"
 #include "conch/transports/http/request.hpp"
 
 namespace conch::transports::http {
@@ -14,6 +17,9 @@ namespace conch::transports::http {
 class parser_events {
  public:
   virtual ~parser_events() = default;
+
+  /// The first byte of a request arrived.
+  virtual void on_message_begin() {}
 
   /// The head of a request was read; its body follows. `expect_continue` is
   /// true when the client waits for 100 Continue before sending the body.
@@ -33,6 +39,8 @@ struct parser_limits {
   size_t max_body_size = 64 * 1024 * 1024;
   /// Largest request line plus header block, in bytes.
   size_t max_head_size = 64 * 1024;
+  /// Where body bytes are taken from as they arrive (null: not counted).
+  std::shared_ptr<runtime::statistics::byte_budget> budget;
 };
 
 /// Turns bytes from one connection into requests, with llhttp. Runs on the
@@ -67,6 +75,9 @@ class request_parser {
   /// A message for the client, naming what was wrong.
   const std::string& error_message() const noexcept { return error_message_; }
 
+  /// Which limit refused the request, when a limit did.
+  std::optional<runtime::statistics::request_refusal> refusal() const noexcept { return refusal_; }
+
  private:
   static request_parser& self(llhttp_t* p) { return *static_cast<request_parser*>(p->data); }
   static int on_message_begin(llhttp_t* p);
@@ -78,9 +89,11 @@ class request_parser {
   static int on_body(llhttp_t* p, const char* at, size_t size);
   static int on_message_complete(llhttp_t* p);
 
-  int fail(int status, std::string message);
+  int fail(int status, std::string message,
+           std::optional<runtime::statistics::request_refusal> refusal = std::nullopt);
   bool count_head_bytes(size_t size);
   int start_body();
+  int grow_body(size_t size);
 
   parser_events& events_;
   parser_limits limits_;
@@ -91,12 +104,13 @@ class request_parser {
   std::string field_;
   std::string value_;
   size_t head_bytes_ = 0;
-  runtime::buffer body_;      // sized by Content-Length
-  std::string chunked_body_;  // grows with a chunked body
-  size_t body_bytes_ = 0;
+  std::string body_;                 // grows with the bytes received
+  size_t announced_ = 0;             // Content-Length; 0 for chunked bodies
+  runtime::statistics::byte_ticket ticket_;  // body_'s bytes, from the budget
   bool upgraded_ = false;
   int error_status_ = 0;
   std::string error_message_;
+  std::optional<runtime::statistics::request_refusal> refusal_;
 };
 
 } // namespace conch::transports::http

@@ -44,8 +44,16 @@ struct server::run_state {
   }
 };
 
-server::server(server_options options, std::shared_ptr<handler> h)
-  : options_(std::move(options)), handler_(std::move(h)) {}
+server::server(server_options options, std::shared_ptr<handler> h,
+               std::shared_ptr<runtime::statistics::connection_stats> stats,
+               std::shared_ptr<runtime::statistics::byte_budget> input)
+  : options_(std::move(options)), handler_(std::move(h)), stats_(std::move(stats)),
+    input_(std::move(input)) {
+  if (!stats_)
+    stats_ = std::make_shared<runtime::statistics::connection_stats>();
+  if (!input_)
+    input_ = std::make_shared<runtime::statistics::byte_budget>(options_.policy.max_inflight_bytes);
+}
 
 server::~server() {
   abort();
@@ -60,16 +68,17 @@ bool server::running() const {
 }
 
 runtime::status server::open_loops(std::vector<std::shared_ptr<loop>>& loops) {
-  if (options_.thread_count < 1)
-    return runtime::invalid_argument("thread_count must be at least 1");
+  CONCH_RUNTIME_RETURN_IF_ERROR(check(options_));
   if (handler_ == nullptr)
     return runtime::invalid_argument("the HTTP transport needs a handler");
   auto addr = resolve_address(options_.address, options_.port);
   if (!addr)
     return addr.error();
-  auto poll_token = std::make_shared<std::atomic<bool>>(false);
+  auto shared = std::make_shared<loop_shared>();
+  shared->stats = stats_;
+  shared->input = input_;
   for (int i = 0; i < options_.thread_count; ++i) {
-    auto l = std::make_shared<loop>(options_, handler_, poll_token);
+    auto l = std::make_shared<loop>(options_, handler_, shared);
     loops.push_back(l);
     runtime::status st;
     if (i > 0 && !options_.reuse_port) {
@@ -97,6 +106,7 @@ runtime::status server::start() {
     return st;
   }
   bound_port_ = loops.front()->port();
+  stats_->port.store(bound_port_, std::memory_order_relaxed);
   state_ = std::make_shared<run_state>();
   state_->loops_left = static_cast<int>(loops.size());
   loops_ = std::move(loops);

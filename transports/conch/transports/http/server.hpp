@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "conch/runtime/statistics/connection_stats.hpp"
 #include "conch/runtime/status.hpp"
 #include "conch/transports/http/handler.hpp"
 #include "conch/transports/http/server_options.hpp"
@@ -26,7 +27,12 @@ class server {
  public:
   // -- constructors ----------------------------------------------------------
 
-  server(server_options options, std::shared_ptr<handler> h);
+  /// A server over `h`. It counts into `stats` and takes request bytes from
+  /// `input` where given (so that they outlive it, across restarts), else
+  /// into its own.
+  server(server_options options, std::shared_ptr<handler> h,
+         std::shared_ptr<runtime::statistics::connection_stats> stats = nullptr,
+         std::shared_ptr<runtime::statistics::byte_budget> input = nullptr);
   server(const server&) = delete;
   server& operator=(const server&) = delete;
 
@@ -77,6 +83,17 @@ class server {
 
   const server_options& options() const noexcept { return options_; }
 
+  /// The counts of this server's connections and limits, over all its runs.
+  /// Any thread may read them, while and after it runs.
+  const std::shared_ptr<runtime::statistics::connection_stats>& stats() const noexcept {
+    return stats_;
+  }
+
+  /// The budget of request bytes its connections share (max_inflight_bytes).
+  const std::shared_ptr<runtime::statistics::byte_budget>& input_budget() const noexcept {
+    return input_;
+  }
+
  private:
   struct run_state;
 
@@ -89,6 +106,8 @@ class server {
   std::vector<std::thread> threads_;
   std::shared_ptr<run_state> state_;
   std::function<void(runtime::status)> failure_handler_;
+  std::shared_ptr<runtime::statistics::connection_stats> stats_;
+  std::shared_ptr<runtime::statistics::byte_budget> input_;
   uint16_t bound_port_ = 0;
 };
 

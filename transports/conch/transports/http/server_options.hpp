@@ -4,6 +4,9 @@
 #include <cstdint>
 #include <string>
 
+#include "conch/runtime/status.hpp"
+#include "conch/transports/http/connection_policy.hpp"
+
 namespace conch::transports::http {
 
 /// How the HTTP transport listens and what it accepts.
@@ -33,6 +36,13 @@ struct server_options {
   size_t max_stream_backlog = 64 * 1024 * 1024;
   /// The backlog passed to listen(2).
   int listen_backlog = 1024;
+
+  /// Timeouts and caps of connections (connection_policy.hpp).
+  connection_policy policy;
 };
+
+/// INVALID_ARG naming the first option out of range (a negative timeout, a
+/// zero size or thread count).
+runtime::status check(const server_options& options);
 
 } // namespace conch::transports::http

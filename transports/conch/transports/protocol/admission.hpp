@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <memory>
 
+#include "conch/runtime/statistics/connection_stats.hpp"
+
 namespace conch::transports::protocol {
 
 /// Counts the requests of one frontend that wait on the server, and refuses
@@ -14,8 +16,11 @@ class admission {
   /// copy of its ticket is gone.
   using ticket = std::shared_ptr<void>;
 
-  /// `limit` requests at most in flight; 0 means no limit.
-  explicit admission(int64_t limit) : state_(std::make_shared<state>(limit)) {}
+  /// `limit` requests at most in flight; 0 means no limit. Refusals are
+  /// counted in `stats` where given.
+  explicit admission(int64_t limit,
+                     std::shared_ptr<runtime::statistics::connection_stats> stats = nullptr)
+    : state_(std::make_shared<state>(limit)), stats_(std::move(stats)) {}
 
   /// A ticket, or null when `limit` requests are in flight already.
   ticket try_admit() const;
@@ -32,6 +37,7 @@ class admission {
 
   // Shared with the tickets, so a ticket may outlive the admission.
   std::shared_ptr<state> state_;
+  std::shared_ptr<runtime::statistics::connection_stats> stats_;
 };
 
 } // namespace conch::transports::protocol

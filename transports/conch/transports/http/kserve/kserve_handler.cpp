@@ -56,7 +56,8 @@ kserve_handler::make(kserve_handler_options options) {
   if (!restricted)
     return restricted.error();
   return std::shared_ptr<kserve_handler>{
-    new kserve_handler{std::move(settings), std::move(*restricted), options.max_inflight}};
+    new kserve_handler{std::move(settings), std::move(*restricted), options.max_inflight,
+                       std::move(options.stats)}};
 }
 
 void kserve_handler::handle(request_ptr req, responder res) {

@@ -21,6 +21,8 @@ struct kserve_handler_options {
   /// Requests that wait on the server (inference, repository changes) at
   /// most in flight; beyond it they get 503 at once. 0: no limit.
   int64_t max_inflight = 0;
+  /// Where refusals past max_inflight are counted; none when null.
+  std::shared_ptr<runtime::statistics::connection_stats> stats;
   /// A regular expression (ECMAScript, case-insensitive); request headers
   /// whose names it finds a match in become parameters of inference
   /// requests. Empty: none.
@@ -45,9 +47,10 @@ class kserve_handler final : public handler {
   int64_t in_flight() const noexcept { return admission_.in_flight(); }
 
  private:
-  kserve_handler(route_settings settings, restrictions restricted, int64_t max_inflight)
+  kserve_handler(route_settings settings, restrictions restricted, int64_t max_inflight,
+                 std::shared_ptr<runtime::statistics::connection_stats> stats)
     : settings_(std::move(settings)), restricted_(std::move(restricted)),
-      admission_(max_inflight) {}
+      admission_(max_inflight, std::move(stats)) {}
 
   route_settings settings_;
   restrictions restricted_;

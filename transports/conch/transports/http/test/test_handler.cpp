@@ -23,6 +23,8 @@ void test_handler::handle(request_ptr req, responder res) {
     if (!req->body.empty())
       out.body.push_back(req->body);  // the body buffer itself, not a copy
     res.send(std::move(out));
+  } else if (first == "bytes" && req->segments.size() > 1) {
+    res.send(response::text(200, std::string(std::stoul(req->segments[1]), 'x')));
   } else if (first == "drop") {
     return;
   } else if (first == "compress") {

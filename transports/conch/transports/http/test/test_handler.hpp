@@ -22,6 +22,7 @@ struct held_request {
 /// segment:
 ///   /echo      200, body = request body; X-Method, X-Segments (joined by
 ///              '|'), X-Keep-Alive and X-Content-Encoding describe the request
+///   /bytes/N   200, a body of N bytes
 ///   /drop      drops the responder unanswered (the transport answers 500)
 ///   /compress  200, a repetitive text body compressed for Accept-Encoding
 ///   /hold      kept for the test (take_held), with a cancel hook counted by

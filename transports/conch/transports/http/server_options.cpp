@@ -1,0 +1,26 @@
+#include "conch/transports/http/server_options.hpp"
+
+namespace conch::transports::http {
+
+runtime::status check(const server_options& o) {
+  if (o.thread_count < 1)
+    return runtime::invalid_argument("thread_count must be at least 1");
+  struct timeout {
+    const char* name;
+    std::chrono::milliseconds value;
+  };
+  for (auto t : {timeout{"header_timeout", o.policy.header_timeout}, timeout{"body_timeout", o.policy.body_timeout},
+                 timeout{"keepalive_timeout", o.policy.keepalive_timeout},
+                 timeout{"write_timeout", o.policy.write_timeout},
+                 timeout{"drain_timeout", o.policy.drain_timeout}})
+    if (t.value.count() < 0)
+      return runtime::invalid_argument(std::string{t.name} + " must not be negative, got "
+                                       + std::to_string(t.value.count()) + " ms");
+  if (o.max_input_size == 0)
+    return runtime::invalid_argument("max_input_size must be greater than 0");
+  if (o.max_header_size == 0)
+    return runtime::invalid_argument("max_header_size must be greater than 0");
+  return runtime::status::ok();
+}
+
+} // namespace conch::transports::http
