@@ -6,6 +6,7 @@ BUILD     ?= build
 ASAN      ?= build-asan
 TSAN      ?= build-tsan
 TSAN_CAF  ?= build-tsan-caf
+FUZZ      ?= build-fuzz
 REPO      ?= python/examples/example_model_repository
 HTTP_PORT ?= 8000
 CMAKE_ARGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
@@ -20,7 +21,7 @@ PIP_ENV    = CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
 # make_identity_onnx.py, with the onnx package), not committed.
 IDENTITY_ONNX = python/examples/example_model_repository/identity/1/model.onnx
 
-.PHONY: all setup build python examples run test asan tsan bench clean
+.PHONY: all setup build python examples run test asan tsan fuzz soak bench clean
 
 all: build
 
@@ -75,6 +76,30 @@ tsan: setup $(TSAN)/CMakeCache.txt
 	cd $(TSAN) && TSAN_OPTIONS="suppressions=$(CURDIR)/cmake/tsan.supp ignore_noninstrumented_modules=1 second_deadlock_stack=1 history_size=4" \
 	  ctest -j$(JOBS) --output-on-failure --timeout 900
 
+# libFuzzer over the decoders of fuzz/ (docs/fuzzing.md): each target runs
+# FUZZ_RUNS inputs (at most FUZZ_SECONDS) from its corpus and regression
+# inputs; any crash, leak or sanitizer report fails the run.
+FUZZ_TARGETS = http_request_parser kserve_infer_request content_coding generate_request \
+               model_config grpc_infer_request
+FUZZ_RUNS    ?= 500000
+FUZZ_SECONDS ?= 30
+$(FUZZ)/CMakeCache.txt:
+	CC=clang-14 CXX=clang++-14 cmake -S . -B $(FUZZ) $(CMAKE_ARGS) -DCONCH_FUZZ=ON \
+	  -DCONCH_BUILD_TESTS=OFF
+
+fuzz:
+	@bash scripts/setup.sh --fuzz
+	$(MAKE) $(FUZZ)/CMakeCache.txt
+	cmake --build $(FUZZ) -j$(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
+	bash scripts/run-fuzz.sh $(FUZZ) $(FUZZ_RUNS) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# Ten minutes of mixed, misbehaving HTTP and gRPC load with model loads and
+# unloads against `conch serve`; fails on memory growth or a wrong status
+# (bench/soak/soak.py, docs/benchmarks.md). SOAK_SECONDS shortens it.
+SOAK_SECONDS ?= 600
+soak: python examples
+	.venv/bin/python bench/soak/soak.py --seconds $(SOAK_SECONDS)
+
 # The in-process benchmarks, then KServe HTTP against nginx and KServe gRPC
 # against a reference gRPC server (docs/benchmarks.md).
 # wrk, nginx and perf_analyzer are installed here only, not for `make test`.
@@ -87,4 +112,4 @@ bench: build python
 	.venv/bin/python bench/python/grpc_bench.py --build-dir $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(ASAN) $(TSAN) $(TSAN_CAF)
+	rm -rf $(BUILD) $(ASAN) $(TSAN) $(TSAN_CAF) $(FUZZ)

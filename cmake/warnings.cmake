@@ -15,6 +15,21 @@ if(CONCH_SANITIZE)
   add_link_options(-fsanitize=address,undefined)
 endif()
 
+option(CONCH_FUZZ "Build the libFuzzer targets of fuzz/ (clang; make fuzz)" OFF)
+if(CONCH_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "CONCH_FUZZ needs clang (make fuzz sets CXX=clang++-14)")
+  endif()
+  # Everything is instrumented for coverage and checked by ASan and UBSan;
+  # only the fuzz targets link libFuzzer's main.
+  # Null and pointer-overflow findings recover so that cmake/ubsan.supp can
+  # silence those inside third-party headers (CAF's, RapidJSON's);
+  # scripts/run-fuzz.sh halts on every other one.
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+                      -fno-sanitize-recover=undefined -fsanitize-recover=null,pointer-overflow)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
 option(CONCH_TSAN "Build with ThreadSanitizer (make tsan)" OFF)
 if(CONCH_TSAN)
   if(CONCH_SANITIZE)

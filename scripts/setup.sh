@@ -7,11 +7,14 @@
 #   scripts/setup.sh --bench   that, plus the load generators and the reference
 #                              server of `make bench` (wrk, nginx-light,
 #                              bench/requirements.txt)
+#   scripts/setup.sh --fuzz    that, plus clang and libFuzzer for `make fuzz`
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bench=0
+fuzz=0
 [ "${1:-}" = "--bench" ] && bench=1
+[ "${1:-}" = "--fuzz" ] && fuzz=1
 
 debian_packages=(
   cmake g++ make ccache pkg-config
@@ -26,6 +29,7 @@ debian_packages=(
 # metrics exposition in the tests; the server it ships is never started.
 lean_packages=(prometheus)
 [ "$bench" -eq 1 ] && debian_packages+=(wrk nginx-light)
+[ "$fuzz" -eq 1 ] && debian_packages+=(clang-14 libclang-rt-14-dev)
 
 missing_of() {
   local p

@@ -299,3 +299,29 @@ def test_stop_with_python_requests_in_flight_from_several_threads(tmp_path: path
         t.join(timeout=60)
         assert not t.is_alive()
     assert len(outcomes) == 4 and all(r.final for r in outcomes)
+
+
+def test_loading_and_unloading_again_and_again_keeps_no_imports(server: conch.Server) -> None:
+    # Each instance imports model.py afresh; its module must go once the
+    # instance (and the version) is gone, or every reload leaks it.
+    import gc
+    import sys
+
+    def imports() -> int:
+        return sum(1 for name in sys.modules if name.startswith("conch_python_model_"))
+
+    server.unload("auto_complete", wait_until_unloaded=True)
+    gc.collect()
+    before = imports()
+    for _ in range(5):
+        server.load("auto_complete")
+        server.unload("auto_complete", wait_until_unloaded=True)
+    # The last references go on the instances' threads, and reach Python a
+    # moment later (deferred releases run at the next bytecode boundary).
+    import time
+
+    deadline = time.monotonic() + 10
+    while imports() > before and time.monotonic() < deadline:
+        gc.collect()
+        time.sleep(0.01)
+    assert imports() == before

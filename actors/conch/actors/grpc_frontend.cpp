@@ -55,6 +55,10 @@ runtime::result<transports::grpc::server_options> server_options_of(const grpc_o
     return runtime::invalid_argument("max_message_size must be greater than 0, got "
                                      + std::to_string(o.max_message_size));
   s.max_message_size = o.max_message_size;
+  if (o.stream_high_water == 0)
+    return runtime::invalid_argument("stream_high_water must be greater than 0");
+  if (o.max_stream_backlog == 0)
+    return runtime::invalid_argument("max_stream_backlog must be greater than 0");
   s.max_inflight_bytes = o.max_inflight_bytes;
   s.stream_high_water = o.stream_high_water;
   s.max_stream_backlog = o.max_stream_backlog;

@@ -14,6 +14,7 @@ import itertools
 import os
 import sys
 import threading
+import weakref
 from types import ModuleType
 from typing import Any, Optional
 
@@ -53,6 +54,20 @@ def _import(path: str) -> ModuleType:
         sys.modules.pop(name, None)
         raise BackendError(f"failed to import '{path}': {describe(e)}") from e
     return module
+
+
+def _forget(module: ModuleType) -> None:
+    """Drops `module` from sys.modules, where _import registered it: once
+    nothing uses a model file's import any more (its instance, its version
+    or the auto-complete that imported it is gone), so that loading and
+    unloading a model again and again does not keep every import alive."""
+    if sys.modules.get(module.__name__) is module:
+        del sys.modules[module.__name__]
+
+
+def _forget_with(owner: object, module: ModuleType) -> weakref.finalize:
+    """Drops `module` from sys.modules when `owner` is garbage."""
+    return weakref.finalize(owner, _forget, module)
 
 
 def _model_class(module: ModuleType, path: str) -> type:
@@ -126,13 +141,24 @@ class PythonModel:
         # Imported now so that a broken model.py fails the load even before
         # an instance starts; the first instance uses this module.
         self._first: Optional[ModuleType] = _import(self._path)
-        _model_class(self._first, self._path)
+        try:
+            _model_class(self._first, self._path)
+        except BaseException:
+            _forget(self._first)
+            raise
+        self._first_forgotten = _forget_with(self, self._first)  # unless an instance takes it
 
     def create_instance(self, instance: dict) -> PythonInstance:
         module, self._first = self._first, None
-        if module is None:
+        if module is not None:
+            self._first_forgotten.detach()  # the instance owns it now
+        else:
             module = _import(self._path)
-        model = _model_class(module, self._path)()
+        try:
+            model = _model_class(module, self._path)()
+        except BaseException:
+            _forget(module)
+            raise
         ctx = self._context
         args = {
             "model_config": ctx["config_json"],
@@ -148,10 +174,13 @@ class PythonModel:
             try:
                 initialize(args)
             except Exception as e:
+                _forget(module)
                 raise BackendError(
                     f"initialize() of model '{ctx['name']}' raised: {describe(e)}"
                 ) from e
-        return PythonInstance(model, ctx["name"], self._decoupled)
+        created = PythonInstance(model, ctx["name"], self._decoupled)
+        _forget_with(created, module)
+        return created
 
 
 def load_model(context: dict) -> PythonModel:
@@ -172,7 +201,11 @@ def complete_config(config: dict, model_path: str) -> dict:
     path = _latest_model_file(config, model_path)
     if path is None:
         return config  # the load reports the missing file
-    cls = _model_class(_import(path), path)
+    module = _import(path)
+    try:
+        cls = _model_class(module, path)
+    finally:
+        _forget(module)  # the class stays usable; only the registration goes
     fn = getattr(cls, "auto_complete_config", None)
     if fn is None:
         return config

@@ -38,7 +38,10 @@ transports::http::connection_policy policy_from(const py::dict& fields) {
     auto s = fields[name].cast<double>();
     if (!(s >= 0) || s > 1e9)
       throw py::value_error(std::string{name} + " must be between 0 and 1e9 seconds");
-    field = std::chrono::milliseconds{static_cast<int64_t>(s * 1000 + 0.5)};
+    auto ms = static_cast<int64_t>(s * 1000 + 0.5);
+    if (s > 0 && ms == 0)
+      ms = 1;  // a positive timeout never rounds to "disabled"
+    field = std::chrono::milliseconds{ms};
   };
   auto count = [&](const char* name, size_t& field) {
     if (!fields.contains(name))

@@ -49,14 +49,14 @@ int run_deferred_pending(void*) {
 
 void decref(void* obj) { Py_DECREF(static_cast<PyObject*>(obj)); }
 
-[[noreturn]] void park_forever() {
+} // namespace
+
+void park_forever() {
   // The process is exiting; this thread must neither touch Python nor end by
   // unwinding through frames that do not expect it.
   for (;;)
     std::this_thread::sleep_for(std::chrono::hours{1});
 }
-
-} // namespace
 
 bool interpreter_alive() noexcept { return Py_IsInitialized() != 0 && !is_finalizing(); }
 

@@ -38,6 +38,10 @@ void call_with_gil(void (*fn)(void*), void* arg) noexcept;
 /// Runs the calls that `call_with_gil` deferred. Requires the GIL.
 void run_deferred() noexcept;
 
+/// Sleeps forever: what a thread does that the exiting interpreter would
+/// otherwise end by unwinding it (rule 4).
+[[noreturn]] void park_forever();
+
 /// Releases the GIL for a scope and takes it back at the end, unless the
 /// interpreter began finalizing in between and this is not the main thread:
 /// such a thread parks forever instead of being terminated by CPython inside
@@ -81,6 +85,20 @@ bool with_gil(F&& fn) noexcept(false) {
   }
   PyGILState_Release(state);
   return true;
+}
+
+/// `with_gil` for code that may not be unwound: destructors, which run
+/// inside noexcept frames (a shared_ptr's release, a std::function's
+/// manager). A thread that CPython ends inside the acquire, because the
+/// interpreter began finalizing after `interpreter_alive()` said it had not,
+/// parks there instead of reaching std::terminate; the GIL is not held then.
+template <class F>
+bool with_gil_or_park(F&& fn) noexcept {
+  try {
+    return with_gil(std::forward<F>(fn));
+  } catch (abi::__forced_unwind&) {
+    park_forever();  // never returns, so the unwind is never resumed
+  }
 }
 
 /// An owning reference to a Python object that may be dropped on any thread

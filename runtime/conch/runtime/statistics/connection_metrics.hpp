@@ -12,7 +12,7 @@
 namespace conch::runtime::statistics {
 
 /// The series of one frontend's edge, labelled `frontend` (its name:
-/// "HTTP", "GRPC", "Metrics", "in-process") and `port`, rendered from its
+/// "HTTP", "gRPC", "Metrics", "in-process") and `port`, rendered from its
 /// connection_stats at each scrape:
 ///
 ///   conch_connections_open                 gauge

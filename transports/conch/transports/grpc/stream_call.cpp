@@ -87,11 +87,14 @@ bool stream_call::queue(const stream_request_info& info, stream_message_ptr m) {
   auto size = m->ByteSizeLong();  // cached for the write
   pending_bytes += size;
   limits->stats()->response_bytes.fetch_add(static_cast<int64_t>(size), std::memory_order_relaxed);
-  if (!info.decoupled)
+  if (!info.decoupled) {
     ordered[info.seq] = std::move(m);
-  else
-    writes.push_back(std::move(m));
-  return pending_bytes > limits->bytes().max_stream_backlog;
+    return false;  // waits for an earlier answer: not the client's doing
+  }
+  writes.push_back(std::move(m));
+  // Bytes the client could take but has not, behind a write it has not
+  // finished taking: a single message of any size always goes.
+  return writing != nullptr && pending_bytes > limits->bytes().max_stream_backlog;
 }
 
 void stream_call::on_response(const stream_request_info& info, runtime::inference_response&& r) {

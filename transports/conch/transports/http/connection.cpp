@@ -1,5 +1,6 @@
 #include "conch/transports/http/connection.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -102,7 +103,9 @@ bool connection::below_limits() const noexcept {
   // Whole answers waiting behind an earlier one count as much as bytes the
   // socket has not taken yet: a pipelining client that does not read stops
   // being read from either way.
-  return pipeline_.size() < loop_.options().max_pipelined_requests
+  // The request being read does not count: its body must still arrive.
+  auto unanswered = pipeline_.size() - (head_open_ ? 1 : 0);
+  return unanswered < loop_.options().max_pipelined_requests
          && pipeline_.buffered_bytes() + tcp_.write_queue_size < loop_.options().write_high_water;
 }
 
@@ -123,11 +126,22 @@ void connection::update_reading() {
   // client leaving is noticed and its request cancelled.
   bool want = shutting_down_ || no_more_requests_ || (!parser_paused_ && below_limits());
   if (want && !reading_) {
-    if (uv_read_start(as_stream(&tcp_), &on_alloc, &on_read) == 0)
+    if (uv_read_start(as_stream(&tcp_), &on_alloc, &on_read) == 0) {
       reading_ = true;
+      // The time the transport held the client back is not the client's:
+      // the read deadlines resume where they stood.
+      if (paused_ms_ != 0) {
+        auto held = now() - paused_ms_;
+        message_began_ms_ += held;
+        accepted_ms_ += held;
+        read_ms_ = now();
+        paused_ms_ = 0;
+      }
+    }
   } else if (!want && reading_) {
     uv_read_stop(as_stream(&tcp_));
     reading_ = false;
+    paused_ms_ = now();
   }
 }
 
@@ -163,9 +177,12 @@ void connection::on_request(request_ptr req) {
   }
   if (auto refusal = decode_request_body(*req, loop_.options().max_input_size,
                                             loop_.input_budget())) {
-    if (refusal->status == 503)
+    bool busy = refusal->status == 503;
+    if (busy) {
       loop_.stats().count(runtime::statistics::request_refusal::input_budget);
-    pipeline_.respond(seq, *refusal, false);
+      no_more_requests_ = true;
+    }
+    pipeline_.respond(seq, *refusal, busy);
     return;
   }
   loop_.dispatch(std::move(req), id_, seq);
@@ -179,6 +196,7 @@ void connection::answer_parse_error() {
   no_more_requests_ = true;
   if (auto why = parser_.refusal())
     loop_.stats().count(*why);
+  parser_.abandon();  // its bytes go back to the budget now
   auto answer = response::error(parser_.error_status(), parser_.error_message());
   uint64_t seq = head_open_ ? head_seq_ : pipeline_.open(slot_info{nullptr, false, false, false});
   head_open_ = false;

@@ -119,6 +119,7 @@ class connection final : private parser_events {
   uint64_t read_ms_ = 0;          // last read
   uint64_t written_ms_ = 0;       // last write finished (or first started)
   uint64_t lingered_ms_ = 0;
+  uint64_t paused_ms_ = 0;        // reading stopped by backpressure, since
   uint64_t stop_deadline_ms_ = 0; // set by begin_stop
   int64_t reported_response_bytes_ = 0;
 };

@@ -152,6 +152,7 @@ void connection::time_out_request(bool drain) {
   }
   uint64_t seq = head_open_ ? head_seq_ : pipeline_.open(slot_info{nullptr, false, false, false});
   head_open_ = false;
+  parser_.abandon();
   pipeline_.respond(seq, response::error(status, message), true);
   flush();
   update_reading();

@@ -43,6 +43,11 @@ request_parser::outcome request_parser::feed(const char* data, size_t size, size
   return outcome::failed;
 }
 
+void request_parser::abandon() noexcept {
+  ticket_.release();
+  body_ = {};
+}
+
 void request_parser::resume() {
   if (llhttp_get_errno(&parser_) == HPE_PAUSED)
     llhttp_resume(&parser_);

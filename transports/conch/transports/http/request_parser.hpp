@@ -62,6 +62,10 @@ class request_parser {
   /// Allows parsing after a pause.
   void resume();
 
+  /// Gives up the request being read (it was answered without being
+  /// completed): its body and its bytes of the budget go now.
+  void abandon() noexcept;
+
   /// True while a request has started and not completed.
   bool in_message() const noexcept { return req_ != nullptr; }
 

@@ -106,6 +106,34 @@ TEST_F(server_policy, slowloris_body_gets_408) {
   EXPECT_EQ(s->stats()->timed_out(connection_timeout::body), 1);
 }
 
+TEST_F(server_policy, time_the_server_holds_the_client_back_is_not_the_clients) {
+  auto o = options();
+  o.policy.body_timeout = short_timeout;
+  o.max_pipelined_requests = 1;
+  auto s = test::start_server(handler_, o);
+  raw_client client{s->bound_port()};
+  // One write: a held request, then half of the next one's body, which the
+  // transport reads with the first but does not parse (one request in
+  // flight is all the connection may have) for longer than the body timeout.
+  ASSERT_TRUE(client.send(make_request("GET", "/hold")
+                          + "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n01234"));
+  auto held = handler_->take_held(1);
+  ASSERT_EQ(held.size(), 1u);
+  std::this_thread::sleep_for(2 * short_timeout);
+  held[0].res.send(response::text(200, "first"));
+  // The rest comes well within the body timeout counted from the release.
+  std::this_thread::sleep_for(short_timeout / 4);
+  ASSERT_TRUE(client.send("56789"));
+  auto first = client.read_response();
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->status, 200);
+  auto second = client.read_response();
+  ASSERT_TRUE(second.has_value());
+  EXPECT_EQ(second->status, 200) << second->body;
+  EXPECT_EQ(second->body, "0123456789");
+  EXPECT_EQ(s->stats()->timed_out(connection_timeout::body), 0);
+}
+
 TEST_F(server_policy, an_idle_keep_alive_connection_is_closed) {
   auto o = options();
   o.policy.keepalive_timeout = short_timeout;

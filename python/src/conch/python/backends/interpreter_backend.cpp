@@ -115,7 +115,9 @@ class interpreter_instance final : public rb::backend_instance {
     : runner_(std::move(runner)), facts_(std::move(facts)) {}
 
   ~interpreter_instance() override {
-    with_gil([this] {
+    // Possibly the last step of a thread abandoned past the exit timeout,
+    // racing the interpreter's finalization.
+    with_gil_or_park([this] {
       try {
         python_half().attr("finalize")(py::handle(runner_.get()));
       } catch (py::error_already_set& e) {
@@ -180,7 +182,7 @@ class interpreter_model final : public rb::backend_model {
     : runner_(std::move(runner)), facts_(std::move(facts)) {}
 
   ~interpreter_model() override {
-    with_gil([this] { runner_.reset(); });
+    with_gil_or_park([this] { runner_.reset(); });
   }
 
   runtime::result<std::unique_ptr<rb::backend_instance>>
