@@ -3,6 +3,8 @@
 // a decoupled model's responses.
 
 #include <chrono>
+#include <future>
+#include <memory>
 #include <regex>
 #include <string>
 #include <thread>
@@ -10,7 +12,10 @@
 
 #include <gtest/gtest.h>
 
+#include "support/gate_backend.hpp"
 #include "support/grpc_fixture.hpp"
+#include "support/grpc_requests.hpp"
+#include "support/temp_repository.hpp"
 
 namespace conch::tests {
 namespace {
@@ -80,22 +85,75 @@ TEST_F(grpc_limits, a_bad_max_message_size_fails_the_start) {
   EXPECT_EQ(st.message(), "max_message_size must be greater than 0, got 0");
 }
 
-TEST_F(grpc_limits, requests_past_the_byte_budget_are_unavailable_and_counted) {
+TEST_F(grpc_limits, a_request_larger_than_the_whole_byte_budget_is_too_large) {
   auto o = test_grpc_options();
   o.max_inflight_bytes = 1024;
   start_all(example_options(), o);
   inference::ModelInferResponse res;
   auto big = stub_->ModelInfer(client_context().get(), identity_request(1024), &res);
-  EXPECT_EQ(big.error_code(), grpc::StatusCode::UNAVAILABLE);
-  EXPECT_EQ(big.error_message(), "the server is busy: requests in flight exceed 1024 bytes");
+  EXPECT_EQ(big.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << big.error_message();
+  auto small = stub_->ModelInfer(client_context().get(), identity_request(16), &res);
+  EXPECT_TRUE(small.ok()) << small.error_message();
+}
+
+// A model that holds its requests at a gate, behind a budget of 6000 bytes.
+class grpc_byte_budget : public grpc_fixture {
+ protected:
+  void SetUp() override {
+    gate_ = std::make_shared<gate>();
+    register_gate_backend("gate_grpc_bytes", gate_);
+    repo_.add_model("held", gate_config("held", "gate_grpc_bytes", 0));
+    auto grpc = test_grpc_options();
+    grpc.max_inflight_bytes = 6000;
+    start_all(options_for(repo_.str()), grpc);
+  }
+
+  void TearDown() override {
+    gate_->open();
+    grpc_fixture::TearDown();
+  }
+
+  // A request of about `bytes` bytes, padded with a parameter.
+  static inference::ModelInferRequest held_request(size_t bytes) {
+    inference::ModelInferRequest req;
+    req.set_model_name("held");
+    add_input(req, "INPUT0", "FP32", {4});
+    *req.add_raw_input_contents() = raw_bytes(std::vector<float>{1, 2, 3, 4});
+    (*req.mutable_parameters())["pad"].set_string_param(std::string(bytes, 'p'));
+    return req;
+  }
+
+  std::shared_ptr<gate> gate_;
+  temp_repository repo_;
+};
+
+TEST_F(grpc_byte_budget, requests_past_it_are_unavailable_and_counted) {
+  auto first_ctx = client_context();
+  auto first_req = held_request(3500);
+  inference::ModelInferResponse first_res;
+  std::promise<grpc::Status> first_done;
+  stub_->async()->ModelInfer(first_ctx.get(), &first_req, &first_res,
+                             [&](grpc::Status st) { first_done.set_value(std::move(st)); });
+  ASSERT_TRUE(gate_->wait_entered(1, std::chrono::seconds{30}));
+  EXPECT_GT(grpc_series(*srv_, "conch_request_bytes_held"), 3500);
+
+  inference::ModelInferResponse res;
+  auto busy = stub_->ModelInfer(client_context().get(), held_request(3500), &res);
+  EXPECT_EQ(busy.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(busy.error_message(), "the server is busy: requests in flight exceed 6000 bytes");
   // In a stream it is an in-stream error, and the stream goes on.
   auto ctx = client_context();
   auto stream = stub_->ModelStreamInfer(ctx.get());
-  ASSERT_TRUE(stream->Write(identity_request(1024)));
+  ASSERT_TRUE(stream->Write(held_request(3500)));
   inference::ModelStreamInferResponse message;
   ASSERT_TRUE(stream->Read(&message));
-  EXPECT_EQ(message.error_message(), "the server is busy: requests in flight exceed 1024 bytes");
-  ASSERT_TRUE(stream->Write(identity_request(16)));
+  EXPECT_EQ(message.error_message(), "the server is busy: requests in flight exceed 6000 bytes");
+
+  gate_->open();
+  auto done = first_done.get_future();
+  ASSERT_EQ(done.wait_for(std::chrono::seconds{30}), std::future_status::ready);
+  EXPECT_TRUE(done.get().ok());
+  ASSERT_TRUE(stream->Write(held_request(3500)));
   ASSERT_TRUE(stream->Read(&message));
   EXPECT_EQ(message.error_message(), "");
   ASSERT_TRUE(stream->WritesDone());

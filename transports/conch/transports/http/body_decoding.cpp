@@ -1,8 +1,28 @@
 #include "conch/transports/http/body_decoding.hpp"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "conch/transports/http/content_coding.hpp"
 
 namespace conch::transports::http {
+
+namespace {
+
+/// Bytes `budget` has left; all of them where it is absent or unlimited.
+size_t room_in(const runtime::statistics::byte_budget* budget) noexcept {
+  if (budget == nullptr || budget->limit() == 0)
+    return SIZE_MAX;
+  auto used = static_cast<size_t>(std::max<int64_t>(budget->used(), 0));
+  return used >= budget->limit() ? 0 : budget->limit() - used;
+}
+
+response busy(const runtime::statistics::byte_budget& budget) {
+  return response::error(503, "the server is busy: request bodies in flight exceed "
+                                  + std::to_string(budget.limit()) + " bytes");
+}
+
+} // namespace
 
 std::optional<response> decode_request_body(
     request& req, size_t max_size,
@@ -18,14 +38,15 @@ std::optional<response> decode_request_body(
   }
   if (*coding == content_coding::identity)
     return std::nullopt;
-  auto decoded = decode_body(*coding, req.body, max_size);
+  auto decoded = decode_body(*coding, req.body, max_size, room_in(budget.get()));
+  if (!decoded && decoded.error().code() == runtime::errc::unavailable)
+    return busy(*budget);
   if (!decoded)
     return response::error(400, decoded.error().message());
   // The decoded bytes replace the encoded ones in the budget.
   runtime::statistics::byte_ticket ticket;
   if (!ticket.take(budget, decoded->size()))
-    return response::error(503, "the server is busy: request bodies in flight exceed "
-                                    + std::to_string(budget->limit()) + " bytes");
+    return busy(*budget);
   req.body = std::move(*decoded);
   req.input_bytes = std::move(ticket);
   return std::nullopt;

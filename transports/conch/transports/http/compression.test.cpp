@@ -50,6 +50,33 @@ TEST(content_coding, decoding_is_bounded) {
   EXPECT_EQ(over.error().code(), runtime::errc::invalid_argument);
 }
 
+TEST(content_coding, a_budget_tighter_than_the_size_limit_makes_it_unavailable) {
+  auto encoded = encode_body(content_coding::gzip, {buffer_of(std::string(1 << 20, 'z'))});
+  ASSERT_TRUE(encoded);
+  EXPECT_TRUE(decode_body(content_coding::gzip, *encoded, 1 << 21, 1 << 20));
+  auto over = decode_body(content_coding::gzip, *encoded, 1 << 21, 1000);
+  EXPECT_EQ(over.error().code(), runtime::errc::unavailable);
+  // Where the size limit is the tighter one, the body is too large.
+  over = decode_body(content_coding::gzip, *encoded, 1000, 1 << 21);
+  EXPECT_EQ(over.error().code(), runtime::errc::invalid_argument);
+}
+
+TEST(decode_request_body, a_body_that_inflates_past_the_budget_gets_503) {
+  auto budget = std::make_shared<runtime::statistics::byte_budget>(64 * 1024);
+  ASSERT_TRUE(budget->try_take(16 * 1024));  // another request holds some
+  request req;
+  req.headers.add("Content-Encoding", "gzip");
+  req.body = *encode_body(content_coding::gzip, {buffer_of(std::string(60 * 1024, 'a'))});
+  auto refusal = decode_request_body(req, 1 << 20, budget);
+  ASSERT_TRUE(refusal);
+  EXPECT_EQ(refusal->status, 503);
+  EXPECT_EQ(budget->used(), 16 * 1024);
+  budget->give(16 * 1024);
+  EXPECT_FALSE(decode_request_body(req, 1 << 20, budget));
+  EXPECT_EQ(req.body.size(), 60u * 1024);
+  EXPECT_EQ(budget->used(), 60 * 1024);
+}
+
 TEST(content_coding, truncated_input_is_invalid) {
   auto encoded = encode_body(content_coding::deflate, {buffer_of(std::string(3000, 'q'))});
   ASSERT_TRUE(encoded);

@@ -6,6 +6,7 @@
 
 #include "conch/transports/http/body_decoding.hpp"
 #include "conch/transports/http/loop.hpp"
+#include "conch/transports/http/server_options.hpp"
 #include "conch/transports/http/wire_format.hpp"
 
 namespace conch::transports::http {
@@ -31,7 +32,7 @@ struct connection::write_request {
 
 connection::connection(loop& owner, uint64_t id)
   : loop_(owner), id_(id),
-    parser_(*this, parser_limits{owner.options().max_input_size, owner.options().max_header_size,
+    parser_(*this, parser_limits{body_limit(owner.options()), owner.options().max_header_size,
                                  owner.input_budget()}) {}
 
 connection::~connection() = default;
@@ -175,7 +176,7 @@ void connection::on_request(request_ptr req) {
     pipeline_.respond(seq, response::error(503, "the server is stopping"), true);
     return;
   }
-  if (auto refusal = decode_request_body(*req, loop_.options().max_input_size,
+  if (auto refusal = decode_request_body(*req, body_limit(loop_.options()),
                                             loop_.input_budget())) {
     bool busy = refusal->status == 503;
     if (busy) {

@@ -35,7 +35,7 @@ runtime::result<content_coding> parse_content_coding(std::string_view value) {
 }
 
 runtime::result<runtime::buffer> decode_body(content_coding coding, const runtime::buffer& body,
-                                             size_t max_size) {
+                                             size_t max_size, size_t room) {
   if (coding == content_coding::identity)
     return body;
   if (body.size() > UINT32_MAX)
@@ -46,16 +46,25 @@ runtime::result<runtime::buffer> decode_body(content_coding coding, const runtim
     return runtime::internal_error("cannot start the " + coding_name(coding) + " decoder");
   zs.next_in = reinterpret_cast<Bytef*>(body.data());
   zs.avail_in = static_cast<uInt>(body.size());
+  // Inflate no further than the tighter of the two bounds, plus one byte to
+  // tell a body that exactly fits from one that does not.
+  size_t bound = std::min(max_size, room);
+  auto too_large = [&] {
+    if (bound < max_size)
+      return runtime::unavailable("the decompressed request body does not fit in the bytes left to "
+                                  "requests in flight");
+    return runtime::invalid_argument("decompressed request body exceeds the maximum input size of "
+                                     + std::to_string(max_size) + " bytes");
+  };
   std::string out;
   int rc = Z_OK;
   while (rc != Z_STREAM_END) {
-    if (out.size() >= max_size + 1) {
+    if (out.size() >= bound + 1) {
       inflateEnd(&zs);
-      return runtime::invalid_argument("decompressed request body exceeds the maximum input size of "
-                                       + std::to_string(max_size) + " bytes");
+      return too_large();
     }
     size_t old = out.size();
-    size_t step = std::min(inflate_step, max_size + 1 - old);
+    size_t step = std::min(inflate_step, bound + 1 - old);
     out.resize(old + step);
     zs.next_out = reinterpret_cast<Bytef*>(out.data() + old);
     zs.avail_out = static_cast<uInt>(step);
@@ -69,9 +78,8 @@ runtime::result<runtime::buffer> decode_body(content_coding coding, const runtim
   inflateEnd(&zs);
   if (rc != Z_STREAM_END)
     return runtime::invalid_argument("request body is not valid " + coding_name(coding) + " data");
-  if (out.size() > max_size)
-    return runtime::invalid_argument("decompressed request body exceeds the maximum input size of "
-                                     + std::to_string(max_size) + " bytes");
+  if (out.size() > bound)
+    return too_large();
   return owned_bytes(std::move(out));
 }
 

@@ -193,13 +193,16 @@ void loop::on_connection(uv_stream_t* server, int status) {
   auto& stats = self.stats();
   auto open = stats.open.fetch_add(1, std::memory_order_relaxed) + 1;
   stats.accepted.fetch_add(1, std::memory_order_relaxed);
-  it->second->counted();
   auto cap = self.options_.policy.max_connections;
   if (cap != 0 && static_cast<size_t>(open) > cap) {
-    // Over the cap: accepted only to take it off the backlog, and closed.
+    // Over the cap: accepted only to take it off the backlog, and closed. It
+    // gives its place back at once, so that it never keeps out the next one.
+    stats.open.fetch_sub(1, std::memory_order_relaxed);
     stats.refused.fetch_add(1, std::memory_order_relaxed);
     it->second->close_now();
+    return;
   }
+  it->second->counted();
 }
 
 void loop::apply(loop_command c) {

@@ -1,6 +1,13 @@
 #include "conch/transports/http/server_options.hpp"
 
+#include <algorithm>
+
 namespace conch::transports::http {
+
+size_t body_limit(const server_options& o) noexcept {
+  auto budget = o.policy.max_inflight_bytes;
+  return budget == 0 ? o.max_input_size : std::min(o.max_input_size, budget);
+}
 
 runtime::status check(const server_options& o) {
   if (o.thread_count < 1)

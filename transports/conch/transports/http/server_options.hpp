@@ -41,6 +41,11 @@ struct server_options {
   connection_policy policy;
 };
 
+/// The largest body a request may have: max_input_size, or the whole
+/// max_inflight_bytes budget where that is smaller, so that a body which
+/// could never be admitted is refused as too large rather than as busy.
+size_t body_limit(const server_options& options) noexcept;
+
 /// INVALID_ARG naming the first option out of range (a negative timeout, a
 /// zero size or thread count).
 runtime::status check(const server_options& options);

@@ -239,6 +239,19 @@ TEST_F(server_policy, bodies_past_the_input_budget_get_503) {
   EXPECT_TRUE(eventually([&] { return s->input_budget()->used() == 0; }));
 }
 
+TEST_F(server_policy, a_body_larger_than_the_whole_budget_is_too_large_not_busy) {
+  auto o = options();
+  o.policy.max_inflight_bytes = 1000;
+  auto s = test::start_server(handler_, o);
+  raw_client client{s->bound_port()};
+  ASSERT_TRUE(client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1001\r\n\r\n"));
+  auto resp = client.read_response();
+  ASSERT_TRUE(resp.has_value());
+  EXPECT_EQ(resp->status, 400);
+  EXPECT_EQ(resp->body, R"({"error":"request body of 1001 bytes exceeds the maximum input size of 1000 bytes"})");
+  EXPECT_EQ(s->stats()->refused_requests(request_refusal::body_size), 1);
+}
+
 TEST_F(server_policy, a_burst_announcing_large_bodies_holds_only_what_arrived) {
   auto o = options();
   o.policy.max_connections = 2000;
