@@ -1,8 +1,12 @@
 #include "conch/python/gil.hpp"
 
+#include <pthread.h>
+
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -12,23 +16,53 @@ namespace conch::python {
 
 namespace {
 
+using namespace std::chrono_literals;
+
 struct deferred_call {
   void (*fn)(void*);
   void* arg;
 };
 
-// Leaked on purpose: deferred calls may be queued by Conch threads while the
-// process exits, after static destructors would have run.
+// The calls that threads without the GIL left for one that has it, and the
+// releaser thread that runs them when nobody else does. Leaked on purpose:
+// deferred calls may be queued by Conch threads while the process exits,
+// after static destructors would have run.
 struct deferred_queue {
   std::mutex mu;
   std::vector<deferred_call> calls;
   std::atomic<bool> nonempty{false};
   std::atomic<bool> pending_call_armed{false};
+  // The releaser: woken once per sweep (`sweep_armed`), or at once for an
+  // urgent call or a long queue (`urgent`).
+  std::condition_variable wake;
+  bool sweep_armed = false; // guarded by mu
+  bool urgent = false;      // guarded by mu
+  bool releaser_started = false;
 };
 
+// Queued calls past which the releaser runs them at once, rather than at the
+// end of its sweep: a bound on what a burst keeps alive.
+constexpr size_t urgent_length = 256;
+// How long a deferred release waits at most for a thread that takes the GIL
+// anyway (a model's thread, the delivery thread, a caller of the API) before
+// the releaser takes it for that alone.
+constexpr auto sweep_interval = 50ms;
+
+std::atomic<deferred_queue*> current_queue{nullptr};
+
+void start_afresh() noexcept { current_queue.store(new deferred_queue); }
+
+std::once_flag set_up;
+
 deferred_queue& queue() {
-  static auto* q = new deferred_queue;
-  return *q;
+  std::call_once(set_up, [] {
+    start_afresh();
+    // A forked child has no releaser, and its parent's mutex may have been
+    // held at the fork: it starts with a queue of its own (the parent's
+    // calls are leaked).
+    pthread_atfork(nullptr, nullptr, [] { start_afresh(); });
+  });
+  return *current_queue.load();
 }
 
 std::atomic<unsigned long> main_thread_id{0};
@@ -49,6 +83,41 @@ int run_deferred_pending(void*) {
 
 void decref(void* obj) { Py_DECREF(static_cast<PyObject*>(obj)); }
 
+// The releaser's life: wait to be armed, give the other threads one sweep
+// interval to run the calls as they take the GIL, then run what is left.
+void release_forever(deferred_queue& q) {
+  std::unique_lock<std::mutex> lock{q.mu};
+  for (;;) {
+    q.wake.wait(lock, [&] { return q.sweep_armed || q.urgent; });
+    if (!q.urgent)
+      q.wake.wait_for(lock, sweep_interval, [&] { return q.urgent; });
+    q.sweep_armed = false;
+    q.urgent = false;
+    bool left = !q.calls.empty();
+    lock.unlock();
+    // with_gil runs the deferred calls as it takes the GIL.
+    if (left)
+      with_gil_or_park([] {});
+    lock.lock();
+  }
+}
+
+// Arms the releaser; requires q.mu. Returns whether it must be notified.
+bool arm_releaser(deferred_queue& q, bool urgent) {
+  if (!q.releaser_started) {
+    try {
+      std::thread{[&q] { release_forever(q); }}.detach();
+    } catch (const std::system_error&) {
+      return false; // the other threads that take the GIL still run the calls
+    }
+    q.releaser_started = true;
+  }
+  bool notify = (urgent && !q.urgent) || !q.sweep_armed;
+  q.urgent = q.urgent || urgent;
+  q.sweep_armed = true;
+  return notify;
+}
+
 } // namespace
 
 void park_forever() {
@@ -65,7 +134,7 @@ void init_gil_rules() {
   main_thread_id.store(main.attr("ident").cast<unsigned long>());
 }
 
-void call_with_gil(void (*fn)(void*), void* arg) noexcept {
+void call_with_gil(void (*fn)(void*), void* arg, bool urgent) noexcept {
   if (!interpreter_alive())
     return;
   if (PyGILState_Check()) {
@@ -73,13 +142,19 @@ void call_with_gil(void (*fn)(void*), void* arg) noexcept {
     return;
   }
   auto& q = queue();
+  bool notify = false;
   {
     std::lock_guard<std::mutex> guard{q.mu};
     q.calls.push_back({fn, arg});
     q.nonempty.store(true, std::memory_order_release);
+    // One wake-up of the releaser per sweep, however many calls queue.
+    if (!q.sweep_armed || urgent || q.calls.size() == urgent_length)
+      notify = arm_releaser(q, urgent || q.calls.size() >= urgent_length);
   }
-  // A pending call runs on the main thread at its next bytecode boundary, so
-  // deferred releases happen even when no thread enters the extension again.
+  if (notify)
+    q.wake.notify_one();
+  // A pending call runs on the main thread at its next bytecode boundary,
+  // often sooner than the releaser.
   if (!q.pending_call_armed.exchange(true) && Py_AddPendingCall(run_deferred_pending, nullptr) != 0)
     q.pending_call_armed.store(false);
 }
@@ -96,6 +171,12 @@ void run_deferred() noexcept {
   }
   for (const auto& c : calls)
     c.fn(c.arg);
+}
+
+size_t deferred_calls_waiting() noexcept {
+  auto& q = queue();
+  std::lock_guard<std::mutex> guard{q.mu};
+  return q.calls.size();
 }
 
 nogil::~nogil() noexcept(false) {

@@ -7,10 +7,18 @@
 // 2. A Conch thread (CAF scheduler, model instance) that must run Python code
 //    takes the GIL with `with_gil`, which does nothing once the interpreter
 //    is finalizing: CPython would terminate such a thread inside the acquire.
-// 3. Python objects that C++ keeps (input arrays, callables) are held by
-//    `py_ref`; dropping one on a thread without the GIL defers the decrement
-//    to a thread that holds it, so Conch threads never wait for the GIL just
-//    to let go of an object. After finalization began, references are leaked.
+// 3. Python objects that C++ keeps (input arrays, callables, the arrays a
+//    python model answered with) are held by `py_ref`; dropping one on a
+//    thread without the GIL defers the decrement to a thread that holds it,
+//    so Conch threads never wait for the GIL just to let go of an object.
+//    The deferred decrements run, whichever comes first: on the next thread
+//    that takes the GIL through `with_gil` (a python model's thread before
+//    each batch, the delivery thread) or enters the extension from Python
+//    (`infer`, a response iterator), on the main thread through a pending
+//    call, or on the releaser, a thread of this file's own that takes the
+//    GIL for them when they have waited a sweep (50 ms) or number 256. So
+//    what a request leaves behind is bounded whether or not anything else
+//    runs. After finalization began, references are leaked.
 // 4. A thread that released the GIL and finds the interpreter finalizing when
 //    it is done never takes the GIL back: it parks (see `nogil`).
 
@@ -18,6 +26,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <cstddef>
 #include <utility>
 
 namespace conch::python {
@@ -31,12 +40,15 @@ bool interpreter_alive() noexcept;
 void init_gil_rules();
 
 /// Runs `fn(arg)` with the GIL held: at once when the calling thread holds it,
-/// otherwise later, on the next thread that enters the extension (or through a
-/// pending call). Dropped when the interpreter is finalizing. Thread-safe.
-void call_with_gil(void (*fn)(void*), void* arg) noexcept;
+/// otherwise later, as rule 3 says; an `urgent` call wakes the releaser at
+/// once. Dropped when the interpreter is finalizing. Thread-safe.
+void call_with_gil(void (*fn)(void*), void* arg, bool urgent = false) noexcept;
 
 /// Runs the calls that `call_with_gil` deferred. Requires the GIL.
 void run_deferred() noexcept;
+
+/// Deferred calls not run yet. Thread-safe.
+size_t deferred_calls_waiting() noexcept;
 
 /// Sleeps forever: what a thread does that the exiting interpreter would
 /// otherwise end by unwinding it (rule 4).
@@ -71,6 +83,7 @@ bool with_gil(F&& fn) noexcept(false) {
   if (!interpreter_alive())
     return false;
   PyGILState_STATE state = PyGILState_Ensure();
+  run_deferred(); // one atomic load when there is nothing to run
   // Nothing else may leave a Conch thread as an exception: Python errors
   // become unraisable reports (printed by sys.unraisablehook).
   try {

@@ -34,6 +34,9 @@ PYBIND11_MODULE(_conch, m) {
     "The exception the extension raises for an error code (1 internal ... 8 unknown).");
   m.def("run_deferred", &conch::python::run_deferred,
         "Releases the Python objects Conch threads let go of since the last call.");
+  m.def("deferred_calls_waiting", &conch::python::deferred_calls_waiting,
+        "Releases (and other calls) that Conch threads without the GIL queued and no thread "
+        "has run yet.");
   m.def("interrupted_executions", &conch::python::backends::interrupted_executions_running,
         "Model executions abandoned past an exit timeout whose Python code has not returned "
         "yet (ExecutionAbandoned was raised in their threads).");

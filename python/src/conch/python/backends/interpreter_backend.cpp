@@ -164,7 +164,7 @@ class interpreter_instance final : public rb::backend_instance {
   // would otherwise end it by unwinding its stack without the GIL.
   void interrupt() noexcept override {
     try {
-      call_with_gil(raise_abandoned, new std::shared_ptr<execution_state>(execution_));
+      call_with_gil(raise_abandoned, new std::shared_ptr<execution_state>(execution_), true);
     } catch (...) {
       // Out of memory: the thread stays as it is.
     }
