@@ -13,7 +13,11 @@ Load, from one thread per kind, all at once:
   disconnect    a client that sends headers and half a body, then leaves
   grpc-unary    ModelInfer on simple
   grpc-stream   ModelStreamInfer on the decoupled repeat_int32
+  python-http   KServe JSON infer on identity_python, a python-backend model
+  python-grpc   ModelInfer on identity_python
   repository    add_sub_python (the python backend) loaded, used and unloaded
+The repository is the example one plus identity_python, written into a
+temporary folder.
 It prints the server's RSS and open descriptors after the warm-up, at the
 middle and at the end. It passes (exit 0) when the RSS at the end is within
 10% of the RSS after the warm-up, the descriptors came back, and no request
@@ -29,11 +33,13 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import signal
 import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from typing import Callable
@@ -47,6 +53,33 @@ REPOSITORY = ROOT / "python/examples/example_model_repository"
 JSON_BODY = json.dumps({"inputs": [{"name": "INPUT0", "shape": [1, 16], "datatype": "FP32",
                                     "data": [float(i) for i in range(16)]}]}).encode()
 INFER = "/v2/models/identity_fp32/infer"
+PYTHON_CONFIG = """name: "identity_python"
+backend: "python"
+max_batch_size: 0
+input [ { name: "INPUT0" data_type: TYPE_FP32 dims: [ 1, 16 ] } ]
+output [ { name: "OUTPUT0" data_type: TYPE_FP32 dims: [ 1, 16 ] } ]
+"""
+PYTHON_MODEL = """import triton_python_backend_utils as pb_utils
+
+
+class TritonPythonModel:
+    def execute(self, requests):
+        return [pb_utils.InferenceResponse(output_tensors=[pb_utils.Tensor(
+                    "OUTPUT0", pb_utils.get_input_tensor_by_name(r, "INPUT0").as_numpy())])
+                for r in requests]
+"""
+
+
+def soak_repository() -> pathlib.Path:
+    """The example repository's models, linked, and identity_python."""
+    root = pathlib.Path(tempfile.mkdtemp(prefix="conch-soak-"))
+    for model in REPOSITORY.iterdir():
+        if model.is_dir():
+            (root / model.name).symlink_to(model)
+    (root / "identity_python" / "1").mkdir(parents=True)
+    (root / "identity_python" / "config.pbtxt").write_text(PYTHON_CONFIG)
+    (root / "identity_python" / "1" / "model.py").write_text(PYTHON_MODEL)
+    return root
 
 
 class Tally:
@@ -164,6 +197,28 @@ def load_kinds(http: int, grpc: int, tally: Tally) -> dict[str, Callable[[], Non
             client.stop_stream()
             client.close()
 
+    python_http_client = httpclient.InferenceServerClient(f"127.0.0.1:{http}")
+
+    def python_http() -> None:
+        tensor = httpclient.InferInput("INPUT0", [1, 16], "FP32")
+        tensor.set_data_from_numpy(numpy.ones((1, 16), dtype=numpy.float32))
+        try:
+            python_http_client.infer("identity_python", [tensor])
+            tally.note("python-http", "200")
+        except Exception as e:  # noqa: BLE001
+            tally.note("python-http", f"error {e}", False)
+
+    python_grpc_client = grpcclient.InferenceServerClient(f"127.0.0.1:{grpc}")
+
+    def python_grpc() -> None:
+        tensor = grpcclient.InferInput("INPUT0", [1, 16], "FP32")
+        tensor.set_data_from_numpy(numpy.ones((1, 16), dtype=numpy.float32))
+        try:
+            python_grpc_client.infer("identity_python", [tensor])
+            tally.note("python-grpc", "OK")
+        except Exception as e:  # noqa: BLE001
+            tally.note("python-grpc", f"error {e}", False)
+
     def repository() -> None:
         try:
             repository_client.load_model("add_sub_python")
@@ -180,7 +235,8 @@ def load_kinds(http: int, grpc: int, tally: Tally) -> dict[str, Callable[[], Non
 
     return {"http-json": http_json, "http-binary": http_binary, "http-gzip": http_gzip,
             "pipelined": pipelined, "slow": slow, "disconnect": disconnect,
-            "grpc-unary": grpc_unary, "grpc-stream": grpc_stream, "repository": repository}
+            "grpc-unary": grpc_unary, "grpc-stream": grpc_stream, "python-http": python_http,
+            "python-grpc": python_grpc, "repository": repository}
 
 
 def rss_kib(pid: int) -> int:
@@ -201,9 +257,11 @@ def main() -> int:
     parser.add_argument("--kinds", default="", help="comma-separated load kinds to run "
                                                      "(default: all)")
     args = parser.parse_args()
-    command = [sys.executable, "-m", "conch", "serve", "--model-repository", str(REPOSITORY),
+    repository = soak_repository()
+    command = [sys.executable, "-m", "conch", "serve", "--model-repository", str(repository),
                "--model-control-mode", "explicit", "--load-model", "identity_fp32",
                "--load-model", "simple", "--load-model", "repeat_int32",
+               "--load-model", "identity_python",
                "--http-port", "0", "--grpc-port", "0", "--allow-metrics", "false",
                "--http-header-timeout", "1", "--http-body-timeout", "1"]
     server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -251,6 +309,7 @@ def main() -> int:
           f"({idle_fds} once idle)")
     server.send_signal(signal.SIGTERM)
     code = server.wait(60)
+    shutil.rmtree(repository, ignore_errors=True)
     total = 0
     for kind, counts in sorted(tally.counts.items()):
         total += sum(counts.values())
