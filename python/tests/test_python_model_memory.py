@@ -260,8 +260,8 @@ def test_failed_in_process_requests_leave_nothing_behind(server: conch.Server) -
 def test_releases_happen_while_no_python_thread_enters_the_extension(
         server: conch.Server) -> None:
     """Over HTTP nothing of the client's enters the extension, and the main
-    thread, waiting in a join, runs no pending call: the releaser and the
-    model's own thread must release what the responses held."""
+    thread, waiting in a join, runs no pending call: the releaser must
+    release what the responses held."""
     waiting: list[int] = []
 
     def client(port: int) -> None:
@@ -277,7 +277,8 @@ def test_releases_happen_while_no_python_thread_enters_the_extension(
         thread.start()
         thread.join()
     assert len(waiting) == 11
-    # Bounded under load (a leak would leave 300, 600, ... waiting) ...
-    assert max(waiting[:-1]) < 256, waiting
+    # Bounded under load: the releaser runs them once 256 wait (a leak
+    # would leave 300, 600, ... 3000 waiting) ...
+    assert max(waiting[:-1]) < 512, waiting
     # ... and nothing at all once idle.
     assert waiting[-1] == 0, waiting

@@ -43,9 +43,9 @@ struct deferred_queue {
 // Queued calls past which the releaser runs them at once, rather than at the
 // end of its sweep: a bound on what a burst keeps alive.
 constexpr size_t urgent_length = 256;
-// How long a deferred release waits at most for a thread that takes the GIL
-// anyway (a model's thread, the delivery thread, a caller of the API) before
-// the releaser takes it for that alone.
+// How long a deferred release waits for a thread that takes the GIL anyway
+// (the delivery thread, a caller of the API, the main thread) before the
+// releaser takes it for that alone.
 constexpr auto sweep_interval = 50ms;
 
 std::atomic<deferred_queue*> current_queue{nullptr};
@@ -95,9 +95,8 @@ void release_forever(deferred_queue& q) {
     q.urgent = false;
     bool left = !q.calls.empty();
     lock.unlock();
-    // with_gil runs the deferred calls as it takes the GIL.
     if (left)
-      with_gil_or_park([] {});
+      with_gil_or_park([] { drain_deferred(); });
     lock.lock();
   }
 }
@@ -159,7 +158,7 @@ void call_with_gil(void (*fn)(void*), void* arg, bool urgent) noexcept {
     q.pending_call_armed.store(false);
 }
 
-void run_deferred() noexcept {
+void drain_deferred() noexcept(false) {
   auto& q = queue();
   if (!q.nonempty.load(std::memory_order_acquire))
     return;
@@ -169,9 +168,16 @@ void run_deferred() noexcept {
     calls.swap(q.calls);
     q.nonempty.store(false, std::memory_order_release);
   }
-  for (const auto& c : calls)
+  for (const auto& c : calls) {
     c.fn(c.arg);
+    // A release that left an error set (a foreign DLPack deleter, say) must
+    // not hand it to the next call.
+    if (PyErr_Occurred())
+      PyErr_WriteUnraisable(nullptr);
+  }
 }
+
+void run_deferred() noexcept { drain_deferred(); }
 
 size_t deferred_calls_waiting() noexcept {
   auto& q = queue();

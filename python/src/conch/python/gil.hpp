@@ -11,14 +11,15 @@
 //    python model answered with) are held by `py_ref`; dropping one on a
 //    thread without the GIL defers the decrement to a thread that holds it,
 //    so Conch threads never wait for the GIL just to let go of an object.
-//    The deferred decrements run, whichever comes first: on the next thread
-//    that takes the GIL through `with_gil` (a python model's thread before
-//    each batch, the delivery thread) or enters the extension from Python
-//    (`infer`, a response iterator), on the main thread through a pending
-//    call, or on the releaser, a thread of this file's own that takes the
-//    GIL for them when they have waited a sweep (50 ms) or number 256. So
-//    what a request leaves behind is bounded whether or not anything else
-//    runs. After finalization began, references are leaked.
+//    The deferred decrements run on threads that hold nothing else, so that
+//    the finalizers they may run cannot wait for the thread they run on:
+//    a Python thread entering the extension (`infer`, a response iterator),
+//    the main thread through a pending call, the delivery thread, and the
+//    releaser, a thread of this file's own that takes the GIL for them once
+//    the first has waited about 50 ms, or as soon as 256 wait. So what a
+//    request leaves behind is bounded whether or not anything else runs.
+//    Never on a CAF or model thread. After finalization began, references
+//    are leaked.
 // 4. A thread that released the GIL and finds the interpreter finalizing when
 //    it is done never takes the GIL back: it parks (see `nogil`).
 
@@ -44,7 +45,15 @@ void init_gil_rules();
 /// once. Dropped when the interpreter is finalizing. Thread-safe.
 void call_with_gil(void (*fn)(void*), void* arg, bool urgent = false) noexcept;
 
-/// Runs the calls that `call_with_gil` deferred. Requires the GIL.
+/// Runs the calls that `call_with_gil` deferred. Requires the GIL. For
+/// threads that hold nothing else (rule 3). Not noexcept: a call that runs
+/// bytecode may lose the GIL, and CPython 3.11-3.13 ends a thread that wants
+/// it back while the interpreter finalizes by unwinding it (see with_gil);
+/// what is left is then leaked.
+void drain_deferred() noexcept(false);
+
+/// drain_deferred, for the main thread and Python threads, which CPython
+/// never ends that way.
 void run_deferred() noexcept;
 
 /// Deferred calls not run yet. Thread-safe.
@@ -83,7 +92,6 @@ bool with_gil(F&& fn) noexcept(false) {
   if (!interpreter_alive())
     return false;
   PyGILState_STATE state = PyGILState_Ensure();
-  run_deferred(); // one atomic load when there is nothing to run
   // Nothing else may leave a Conch thread as an exception: Python errors
   // become unraisable reports (printed by sys.unraisablehook).
   try {

@@ -55,6 +55,7 @@ struct delivery_thread {
       lock.unlock();
       // One acquisition of the GIL for everything that queued meanwhile.
       bool entered = with_gil([&] {
+        drain_deferred(); // this thread holds nothing else (gil.hpp, rule 3)
         for (auto& i : batch) {
           // One call's failure (out of memory) must not drop the rest.
           try {
