@@ -168,6 +168,7 @@ void connection::on_request_head(const request_ptr& req, bool expect_continue) {
 void connection::on_request(request_ptr req) {
   head_open_ = false;
   served_ = true;
+  served_ms_ = now();
   auto seq = head_seq_;
   if (!req->keep_alive)
     no_more_requests_ = true;

@@ -117,6 +117,7 @@ class connection final : private parser_events {
   uint64_t accepted_ms_ = 0;
   uint64_t message_began_ms_ = 0; // first byte of the request being read
   uint64_t read_ms_ = 0;          // last read
+  uint64_t served_ms_ = 0;        // last request read whole
   uint64_t written_ms_ = 0;       // last write finished (or first started)
   uint64_t lingered_ms_ = 0;
   uint64_t paused_ms_ = 0;        // reading stopped by backpressure, since

@@ -65,7 +65,10 @@ connection::wait connection::current_wait() const noexcept {
     return {};  // the server has the next move; its exit timeout bounds it
   if (!served_)
     return until(wait_kind::header, accepted_ms_, ms(o.policy.header_timeout), true);
-  return until(wait_kind::keepalive, std::max(read_ms_, written_ms_), ms(o.policy.keepalive_timeout), true);
+  // Idle since the last request or answer: bytes that begin no request (the
+  // CRLFs a client may send between requests) do not keep it open.
+  return until(wait_kind::keepalive, std::max(served_ms_, written_ms_), ms(o.policy.keepalive_timeout),
+               true);
 }
 
 void connection::arm_timer() {

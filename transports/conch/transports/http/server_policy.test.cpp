@@ -148,6 +148,26 @@ TEST_F(server_policy, an_idle_keep_alive_connection_is_closed) {
   EXPECT_TRUE(eventually([&] { return s->stats()->open.load() == 0; }));
 }
 
+TEST_F(server_policy, empty_lines_do_not_keep_an_idle_connection_open) {
+  auto o = options();
+  o.policy.keepalive_timeout = short_timeout;
+  auto s = test::start_server(handler_, o);
+  raw_client client{s->bound_port()};
+  ASSERT_TRUE(client.send(make_request("GET", "/echo")));
+  auto resp = client.read_response();
+  ASSERT_TRUE(resp.has_value());
+  // A CRLF every quarter of the timeout, for four timeouts: the parser skips
+  // them between requests, and so does the keep-alive timeout.
+  auto timed_out = [&] { return s->stats()->timed_out(connection_timeout::keepalive) == 1; };
+  for (int i = 0; i < 16 && !timed_out(); ++i) {
+    std::this_thread::sleep_for(short_timeout / 4);
+    (void) client.send("\r\n");
+  }
+  // Checked before the last CRLF could have timed out on its own.
+  EXPECT_TRUE(timed_out());
+  EXPECT_TRUE(client.wait_closed());
+}
+
 TEST_F(server_policy, a_client_that_never_reads_is_closed_at_the_write_timeout) {
   auto o = options();
   o.policy.write_timeout = short_timeout;
