@@ -91,7 +91,12 @@ TEST_F(grpc_limits, a_request_larger_than_the_whole_byte_budget_is_too_large) {
   start_all(example_options(), o);
   inference::ModelInferResponse res;
   auto big = stub_->ModelInfer(client_context().get(), identity_request(1024), &res);
-  EXPECT_EQ(big.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << big.error_message();
+  EXPECT_EQ(big.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << big.error_message();
+  EXPECT_TRUE(std::regex_match(big.error_message(),
+                               std::regex{"request of [0-9]+ bytes exceeds the whole budget of "
+                                          "requests in flight, 1024 bytes"}))
+    << big.error_message();
+  EXPECT_EQ(grpc_series(*srv_, "conch_requests_refused_total", R"(reason="body_size")"), 1);
   auto small = stub_->ModelInfer(client_context().get(), identity_request(16), &res);
   EXPECT_TRUE(small.ok()) << small.error_message();
 }

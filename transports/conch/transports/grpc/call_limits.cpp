@@ -66,6 +66,13 @@ runtime::result<protocol::admission::ticket> call_limits::admit(size_t bytes) co
     protocol::admission::ticket request;
     runtime::statistics::byte_ticket bytes;
   };
+  if (input_ != nullptr && input_->limit() != 0 && bytes > input_->limit()) {
+    // It could never be admitted: too large, not busy, so that it is not retried.
+    stats_->count(runtime::statistics::request_refusal::body_size);
+    return runtime::invalid_argument("request of " + std::to_string(bytes)
+                                     + " bytes exceeds the whole budget of requests in flight, "
+                                     + std::to_string(input_->limit()) + " bytes");
+  }
   auto both = std::make_shared<places>();
   if (!both->bytes.take(input_, bytes)) {
     stats_->count(runtime::statistics::request_refusal::input_budget);

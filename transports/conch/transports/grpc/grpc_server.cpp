@@ -88,12 +88,7 @@ runtime::status grpc_server::start() {
   if (options_.max_message_size < 1)
     return runtime::invalid_argument("max_message_size must be greater than 0, got "
                                      + std::to_string(options_.max_message_size));
-  // A request larger than the whole byte budget could never be admitted:
-  // gRPC refuses it as too large (RESOURCE_EXHAUSTED), not as busy.
-  int max_receive = options_.max_message_size;
-  if (options_.max_inflight_bytes != 0 && options_.max_inflight_bytes < static_cast<size_t>(max_receive))
-    max_receive = static_cast<int>(options_.max_inflight_bytes);
-  builder.SetMaxReceiveMessageSize(max_receive);
+  builder.SetMaxReceiveMessageSize(options_.max_message_size);
   builder.SetMaxSendMessageSize(options_.max_message_size);
   builder.RegisterService(&inference_);
   builder.RegisterService(&health_);

@@ -53,8 +53,8 @@ struct server_options {
   /// The largest message, received or sent, in bytes (Triton's: INT32_MAX).
   int max_message_size = 2'147'483'647;
   /// Bytes of requests in flight at most (their encoded size); a request
-  /// beyond it gets UNAVAILABLE. 0: no limit. Where it is below
-  /// max_message_size it is also the largest request received.
+  /// beyond it gets UNAVAILABLE, and one larger than all of it, which could
+  /// never be admitted, INVALID_ARGUMENT. 0: no limit.
   size_t max_inflight_bytes = 0;
   /// Bytes of responses a stream may have waiting for its client before it
   /// stops reading further requests.

@@ -38,12 +38,18 @@ std::optional<response> decode_request_body(
   }
   if (*coding == content_coding::identity)
     return std::nullopt;
-  auto decoded = decode_body(*coding, req.body, max_size, room_in(budget.get()));
+  // The decoded bytes replace the encoded ones in the budget, so these make
+  // room for them: on an idle server a body that decodes past the whole
+  // budget (max_size, at most) is too large, not busy.
+  auto room = room_in(budget.get());
+  if (room != SIZE_MAX)
+    room += std::min(req.input_bytes.bytes(), SIZE_MAX - 1 - room);
+  auto decoded = decode_body(*coding, req.body, max_size, room);
   if (!decoded && decoded.error().code() == runtime::errc::unavailable)
     return busy(*budget);
   if (!decoded)
     return response::error(400, decoded.error().message());
-  // The decoded bytes replace the encoded ones in the budget.
+  req.input_bytes.release();
   runtime::statistics::byte_ticket ticket;
   if (!ticket.take(budget, decoded->size()))
     return busy(*budget);

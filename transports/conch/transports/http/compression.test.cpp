@@ -77,6 +77,31 @@ TEST(decode_request_body, a_body_that_inflates_past_the_budget_gets_503) {
   EXPECT_EQ(budget->used(), 60 * 1024);
 }
 
+TEST(decode_request_body, its_own_encoded_bytes_make_room_for_the_decoded_ones) {
+  request req;
+  req.headers.add("Content-Encoding", "gzip");
+  req.body = *encode_body(content_coding::gzip, {buffer_of(std::string(60 * 1024, 'a'))});
+  // The decoded body fits the budget only once the encoded one is given back.
+  auto budget = std::make_shared<runtime::statistics::byte_budget>(60 * 1024 + 50);
+  ASSERT_GT(req.body.size(), 50u);
+  ASSERT_TRUE(req.input_bytes.take(budget, req.body.size()));
+  EXPECT_FALSE(decode_request_body(req, budget->limit(), budget));
+  EXPECT_EQ(req.body.size(), 60u * 1024);
+  EXPECT_EQ(budget->used(), 60 * 1024);
+}
+
+TEST(decode_request_body, a_body_that_decodes_past_the_whole_budget_is_too_large_not_busy) {
+  request req;
+  req.headers.add("Content-Encoding", "gzip");
+  req.body = *encode_body(content_coding::gzip, {buffer_of(std::string(100 * 1024, 'a'))});
+  auto budget = std::make_shared<runtime::statistics::byte_budget>(64 * 1024);
+  ASSERT_TRUE(req.input_bytes.take(budget, req.body.size()));
+  // As the connection passes it: max_input_size, or the whole budget where smaller.
+  auto refusal = decode_request_body(req, budget->limit(), budget);
+  ASSERT_TRUE(refusal);
+  EXPECT_EQ(refusal->status, 400);
+}
+
 TEST(content_coding, truncated_input_is_invalid) {
   auto encoded = encode_body(content_coding::deflate, {buffer_of(std::string(3000, 'q'))});
   ASSERT_TRUE(encoded);

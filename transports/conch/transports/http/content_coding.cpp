@@ -48,9 +48,9 @@ runtime::result<runtime::buffer> decode_body(content_coding coding, const runtim
   zs.avail_in = static_cast<uInt>(body.size());
   // Inflate no further than the tighter of the two bounds, plus one byte to
   // tell a body that exactly fits from one that does not.
-  size_t bound = std::min(max_size, room);
+  size_t bound = std::min({max_size, room, SIZE_MAX - 1});
   auto too_large = [&] {
-    if (bound < max_size)
+    if (room < max_size)
       return runtime::unavailable("the decompressed request body does not fit in the bytes left to "
                                   "requests in flight");
     return runtime::invalid_argument("decompressed request body exceeds the maximum input size of "

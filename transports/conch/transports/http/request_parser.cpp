@@ -164,6 +164,8 @@ int request_parser::grow_body(size_t size) {
   auto capacity = std::max(needed, body_.capacity() * 2);
   if (announced_ > 0)
     capacity = std::min(std::max(capacity, std::min(announced_, size_t{64} << 10)), announced_);
+  // A chunked body never reserves past the largest body it may have.
+  capacity = std::min(capacity, limits_.max_body_size);
   if (!ticket_.take(limits_.budget, capacity - ticket_.bytes()))
     return fail(503, "the server is busy: request bodies in flight exceed "
                          + std::to_string(limits_.budget->limit()) + " bytes",
