@@ -183,6 +183,49 @@ TEST(abandon, a_server_host_with_a_stuck_model_is_destroyed_on_time) {
   latch->release();
 }
 
+// A model with one instance lends it to the direct lane, whose requests run
+// on the instance's worker: at the exit timeout the request a lessee posted
+// there is given up on as a queued one would be, and one that waited behind
+// it is answered too.
+TEST(abandon, a_request_posted_by_the_direct_lane_does_not_hold_the_stop) {
+  auto latch = std::make_shared<stuck_latch>();
+  register_stuck_backend("stuck_lane", latch);
+  temp_repository repo;
+  repo.add_model("stuck", gate_config("stuck", "stuck_lane", 0));
+  caf::actor_system_config cfg;
+  actors::configure_actor_system(cfg);
+  auto sys = std::make_unique<caf::actor_system>(cfg);
+  auto o = options_for(repo.str());
+  o.exit_timeout = 1;
+  o.direct_lane = true;
+  auto abandoned_before = abandoned_threads::total();
+  auto running_before = abandoned_threads::running();
+  response_collector leased;
+  response_collector waiting;
+  {
+    auto srv = actors::server::start(*sys, o);
+    ASSERT_TRUE(srv) << srv.error().to_string();
+    srv->infer_inline(fp32_request("stuck", "leased", 4, 0.0f, false), leased.callback());
+    ASSERT_TRUE(latch->wait_entered(1));
+    srv->infer_inline(fp32_request("stuck", "waiting", 4, 0.0f, false), waiting.callback());
+    auto begin = std::chrono::steady_clock::now();
+    auto st = srv->stop();
+    EXPECT_EQ(st.message(), "Exit timeout expired. Exiting immediately.");
+    EXPECT_LT(std::chrono::steady_clock::now() - begin, 5s);
+    ASSERT_TRUE(leased.wait_finals(1, 1s));
+    EXPECT_EQ(leased.final_response().error.code(), errc::unavailable)
+      << leased.final_response().error.to_string();
+    ASSERT_TRUE(waiting.wait_finals(1, 1s));
+    EXPECT_FALSE(waiting.final_response().error.is_ok());
+    EXPECT_EQ(abandoned_threads::total() - abandoned_before, 1);
+  }
+  destroy_within(std::move(sys), 10s);
+  // The abandoned request returns after the actor system is gone: its end
+  // of lease touches nothing of it.
+  latch->release();
+  EXPECT_TRUE(eventually([&] { return abandoned_threads::running() == running_before; }));
+}
+
 TEST(abandon, a_backend_whose_finalization_never_returns_does_not_hold_the_stop) {
   // Every request is answered; then finalizing the instance hangs.
   auto latch = std::make_shared<stuck_latch>();

@@ -1,6 +1,7 @@
 // The direct lane through the public API: server::infer_inline answers a
-// small request to an idle instance of a model that neither batches nor
-// blocks on the calling thread, and treats everything else as infer does.
+// small request to an idle instance of a model that does not batch on the
+// calling thread, posts one to a model that may block to its instance's
+// worker, and treats everything else as infer does.
 
 #include <algorithm>
 #include <atomic>
@@ -10,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -35,6 +37,7 @@ struct arrival {
   runtime::inference_response response;
   bool on_caller = false;
   bool before_return = false;
+  std::thread::id thread;
 };
 
 // Submits `request` through infer_inline (or infer) and waits for its final
@@ -51,7 +54,8 @@ arrival submit(actors::server& srv, runtime::inference_request request, bool inl
   auto on_response = [s, caller](runtime::inference_response&& r) {
     if (!r.final)
       return;
-    arrival a{std::move(r), std::this_thread::get_id() == caller, !s->returned.load()};
+    arrival a{std::move(r), std::this_thread::get_id() == caller, !s->returned.load(),
+              std::this_thread::get_id()};
     std::lock_guard<std::mutex> guard{s->mu};
     s->final = std::move(a);
     s->cv.notify_all();
@@ -212,15 +216,12 @@ TEST_F(direct_lane_api, statistics_count_requests_answered_on_the_lane) {
   EXPECT_GT(s.last_inference, 0u);
 }
 
-// Several threads submit both ways to two single-instance models at once:
-// the lane and the queue trade the instance back and forth, and every
-// request is answered once, correctly.
-TEST_F(direct_lane_api, concurrent_requests_on_both_paths_are_each_answered_once_and_right) {
-  repo_.add_model("a", identity_config("a", 8));
-  repo_.add_model("b", identity_config("b", 8));
-  auto srv = serve();
+// Several threads submit both ways to single-instance models "a" and "b" at
+// once: the lane and the queue trade the instances back and forth, and every
+// request is answered once, correctly. Returns how many answers came on the
+// thread that submitted them.
+int submit_from_threads(actors::server& srv, int per_thread) {
   constexpr int threads = 4;
-  constexpr int per_thread = 300;
   std::atomic<int> wrong{0};
   std::atomic<int> inline_answers{0};
   response_collector c;
@@ -249,16 +250,60 @@ TEST_F(direct_lane_api, concurrent_requests_on_both_paths_are_each_answered_once
     });
   for (auto& t : submitters)
     t.join();
-  ASSERT_TRUE(c.wait_finals(threads * per_thread, 30s));
+  if (!c.wait_finals(threads * per_thread, 30s)) {
+    ADD_FAILURE() << "answers are missing";
+    return -1;
+  }
   EXPECT_EQ(wrong.load(), 0);
   auto per_id = c.finals_per_id();
   EXPECT_EQ(per_id.size(), static_cast<size_t>(threads * per_thread));
   for (const auto& [id, n] : per_id)
     EXPECT_EQ(n, 1u) << id;
-  EXPECT_GT(inline_answers.load(), 0);
+  return inline_answers.load();
+}
+
+TEST_F(direct_lane_api, concurrent_requests_on_both_paths_are_each_answered_once_and_right) {
+  repo_.add_model("a", identity_config("a", 8));
+  repo_.add_model("b", identity_config("b", 8));
+  auto srv = serve();
+  EXPECT_GT(submit_from_threads(srv, 300), 0);
   // The last answers may come before the instances are handed back.
   EXPECT_TRUE(eventually([&] { return submit(srv, fp32_request("a", "after")).on_caller; }))
     << "the lane did not open again";
+}
+
+// -- models that may block: the lane posts to the instance's worker ---------------
+
+// Model code that may block never runs on the submitting thread: a lane
+// request runs on the worker of the model's one instance, as a queued one
+// does, and is answered there.
+TEST_F(direct_lane_api, a_blocking_model_runs_lane_requests_on_its_instance_worker) {
+  repo_.add_model("blocking", delayed_identity_config("blocking", 1, 0));
+  auto srv = serve();
+  std::set<std::thread::id> answered_on;
+  for (int i = 0; i < 20; ++i) {
+    auto base = static_cast<float>(i);
+    auto a = submit(srv, fp32_request("blocking", std::to_string(i), 16, base, false),
+                    i % 2 == 0);
+    ASSERT_TRUE(a.response.error.is_ok()) << a.response.error.to_string();
+    EXPECT_FALSE(a.on_caller);
+    ASSERT_EQ(a.response.outputs.size(), 1u);
+    EXPECT_EQ(values_of<float>(a.response.outputs[0]),
+              values_of<float>(fp32_request("blocking", "x", 16, base, false).inputs[0]));
+    answered_on.insert(a.thread);
+  }
+  EXPECT_EQ(answered_on.size(), 1u) << "one instance, one worker";
+  auto stats = srv.model_statistics("blocking");
+  ASSERT_TRUE(stats) << stats.error().to_string();
+  EXPECT_EQ((*stats)[0].success.count, 20u);
+  EXPECT_EQ((*stats)[0].execution_count, 20u);
+}
+
+TEST_F(direct_lane_api, concurrent_requests_to_blocking_models_are_each_answered_once_and_right) {
+  repo_.add_model("a", delayed_identity_config("a", 1));
+  repo_.add_model("b", delayed_identity_config("b", 1));
+  auto srv = serve();
+  EXPECT_EQ(submit_from_threads(srv, 40), 0) << "model code ran on a submitting thread";
 }
 
 // Threads that keep submitting through infer_inline, each with at most
@@ -375,6 +420,22 @@ TEST_F(direct_lane_api, stopping_the_server_under_inline_load_answers_everything
   ASSERT_TRUE(load.submitted_at_least(300));
   EXPECT_TRUE(srv.stop().is_ok());
   load.finish_and_check({errc::unavailable});
+}
+
+// A model that may block, unloaded while its lane posts requests to its worker.
+TEST_F(direct_lane_api, unloading_a_blocking_model_under_inline_load_answers_everything) {
+  repo_.add_model("m", delayed_identity_config("m", 1));
+  auto srv = serve(true, control_mode::explicit_);
+  ASSERT_TRUE(srv.load("m").is_ok());
+  {
+    inline_load load{srv, "m"};
+    ASSERT_TRUE(load.submitted_at_least(60));
+    EXPECT_TRUE(srv.unload("m").is_ok());
+    load.finish_and_check({errc::unavailable, errc::not_found});
+  }
+  ASSERT_TRUE(srv.load("m").is_ok());
+  auto a = submit(srv, fp32_request("m", "back"));
+  EXPECT_TRUE(a.response.error.is_ok()) << a.response.error.to_string();
 }
 
 } // namespace

@@ -55,7 +55,7 @@ blocking_instance::blocking_instance(caf::actor_config& cfg, backend_model_ptr m
     box_(std::make_shared<backend_box>(backend_box{std::move(model), nullptr})),
     context_(std::move(context)),
     stats_(std::move(stats)),
-    worker_(std::make_unique<worker_thread>(describe(stats_.get(), context_))),
+    worker_(std::make_shared<worker_thread>(describe(stats_.get(), context_))),
     decoupled_(decoupled),
     max_batch_size_(max_batch_size) {}
 
@@ -65,8 +65,10 @@ caf::behavior blocking_instance::make_behavior() {
     [this](init_atom) { return init(); },
     [this](init_atom, status& st) {
       initializing_ = false;
+      if (st && box_ && box_->instance)
+        lent_ = std::make_shared<worker_instance>(box_->instance, worker_, context_);
       if (init_rp_.pending())
-        init_rp_.deliver(std::move(st), instance_ptr{});
+        init_rp_.deliver(std::move(st), instance_ptr{lent_});
       if (exiting_)
         finalize();
     },
@@ -77,7 +79,7 @@ caf::behavior blocking_instance::make_behavior() {
     [this](done_atom, bool healthy) { on_executed(healthy); },
     [this](stopped_atom) { quit(exit_reason_); },
     [this](abort_atom) {
-      if (running_ || initializing_) {
+      if (running_ || initializing_ || (lent_ && lent_->busy())) {
         abandon();
       } else if (finalizing_ && worker_->busy()) {
         // Finalizing the backend has not returned: given up on as well.
@@ -93,8 +95,9 @@ caf::behavior blocking_instance::make_behavior() {
 void blocking_instance::on_exit() {
   // Killed, or ended any other way: the backend is released on the worker,
   // and a worker that still runs model code is given up on.
-  if (running_ || initializing_)
+  if (running_ || initializing_ || (lent_ && lent_->busy()))
     give_up();
+  lent_.reset();
   if (box_) {
     worker_->post([box = std::move(box_)]() mutable { box.reset(); });
     worker_->close();
@@ -195,6 +198,12 @@ void blocking_instance::give_up() {
       box_->instance->interrupt();
   }
   running_.reset();
+  // A request a lessee posted to the worker is given up on the same way.
+  if (auto job = lent_ ? lent_->take_posted() : nullptr) {
+    job->abandon(st);
+    if (box_ && box_->instance)
+      box_->instance->interrupt();
+  }
   initializing_ = false;
   if (init_rp_.pending())
     init_rp_.deliver(st, instance_ptr{});

@@ -6,6 +6,7 @@
 #include <caf/response_promise.hpp>
 
 #include "conch/actors/messages.hpp"
+#include "conch/actors/worker_instance.hpp"
 #include "conch/actors/worker_thread.hpp"
 #include "conch/runtime/statistics/model_statistics.hpp"
 
@@ -17,7 +18,9 @@ namespace conch::actors {
 /// speaks the protocol of instance_actor: `init_atom` creates the instance
 /// (answering the status and no lendable instance), `execute_atom` runs a
 /// batch and answers `done_atom` to the scheduler, a backend that throws ends
-/// the actor with an error.
+/// the actor with an error. Its instance, once created, is answered as a
+/// worker_instance: the scheduler may lend it to the direct lane, whose
+/// lessees post their requests to this worker.
 ///
 /// Told to exit, it finalizes the backend on its worker and ends once that
 /// returned. `abort_atom` (the exit timeout passed) gives up on a batch that
@@ -50,7 +53,9 @@ class blocking_instance : public caf::event_based_actor {
   std::shared_ptr<backend_box> box_;
   runtime::backends::instance_context context_;
   std::shared_ptr<runtime::statistics::model_statistics> stats_;
-  std::unique_ptr<worker_thread> worker_;
+  std::shared_ptr<worker_thread> worker_;
+  /// The instance as lent to the direct lane, once created.
+  std::shared_ptr<worker_instance> lent_;
   caf::response_promise init_rp_;
   caf::actor scheduler_;
   batch_ptr running_;

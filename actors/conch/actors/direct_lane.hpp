@@ -6,14 +6,17 @@
 #include <memory>
 #include <optional>
 
+#include "conch/actors/worker_instance.hpp"
 #include "conch/runtime/backends/backend.hpp"
 
 namespace conch::actors {
 
 /// Lends a model's idle instances to the threads that submit requests, so a
-/// small request to a model that neither batches nor blocks runs where it
-/// arrived, without the trip through the adapter, scheduler and instance
-/// actors and back.
+/// small request to a model that does not batch runs where it arrived
+/// without the trip through the adapter, scheduler and instance actors and
+/// back. An instance of a model that may block is lent with its worker
+/// (worker_instance): the lessee posts the request there instead of running
+/// it, so model code never runs on a submitting thread.
 ///
 /// The scheduler stays the owner of every instance. It parks an idle instance
 /// here only while its queue is empty, and asks for the parked ones back
@@ -40,6 +43,9 @@ class direct_lane {
     std::shared_ptr<runtime::backends::backend_model> model;
     std::shared_ptr<runtime::backends::backend_instance> instance;
     runtime::backends::instance_context context;
+    /// Set for an instance that runs on a worker of its own: the request
+    /// is posted there, never run on the lessee's thread.
+    std::shared_ptr<worker_instance> worker;
   };
 
   /// A lane for `slots` instances, all owned by the scheduler and wanted.

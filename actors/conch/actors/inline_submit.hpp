@@ -16,7 +16,9 @@ inline constexpr size_t inline_input_limit = 64 * 1024;
 /// Runs `job` on the calling thread when its model has a direct lane with a
 /// parked instance: resolves and validates it as an adapter would, then runs
 /// it on the leased instance. The job's callback runs before this returns
-/// (after the callback it was submitted from, when submitted from one).
+/// (after the callback it was submitted from, when submitted from one),
+/// except for a model that may block: its instance runs the job on its own
+/// worker, where the callback runs later.
 /// An invalid request is answered here. False when the model has no lane,
 /// the version does not resolve, the inputs exceed `inline_input_limit` or
 /// no instance could be leased: the caller then sends the job through an

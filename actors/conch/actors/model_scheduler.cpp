@@ -60,6 +60,8 @@ caf::behavior model_scheduler::make_behavior() {
     // Answers whether model code was still running (or loading): the
     // repository marks such a version as stuck.
     [this](abort_atom) {
+      // Parked instances come back first: only a lease that runs is stuck.
+      recall();
       bool stuck = loading_ || lent_ > 0
                    || std::any_of(slots_.begin(), slots_.end(),
                                   [](const auto& slot) { return slot.running != nullptr; });
@@ -326,13 +328,16 @@ void model_scheduler::on_instance_down(const caf::down_msg& msg) {
     slot.running.reset();
   }
   if (slot.lent) {
-    if (!spec_.lane->reclaim(index)) {
+    if (!spec_.lane->reclaim(index) && !(aborted_ && slot.worker)) {
       // A submitting thread runs the instance right now; its replacement
       // starts when the lease ends (on_credit).
       slot.replace_on_return = true;
       slot.down_reason = msg.reason;
       return;
     }
+    // Past the exit timeout, an instance that gave up on its worker gave up
+    // on the request a lessee posted there too (blocking_instance): the
+    // lease is not waited for, its late release is ignored (on_credit).
     slot.lent = false;
     --lent_;
   }

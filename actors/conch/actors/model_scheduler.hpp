@@ -58,6 +58,8 @@ class model_scheduler : public caf::event_based_actor {
     batch_ptr running;
     /// The backend instance, once ready: what the direct lane runs.
     instance_ptr instance;
+    /// The instance as a blocking_instance lends it (runs on its worker).
+    std::shared_ptr<worker_instance> worker;
     size_t restarts = 0;
     bool ready = false;
     /// Parked in or leased from the direct lane.

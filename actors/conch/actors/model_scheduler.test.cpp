@@ -422,7 +422,9 @@ TEST_F(scheduler_test, an_instance_that_crashed_on_the_lane_is_replaced) {
   release(*again);
 }
 
-TEST_F(scheduler_test, a_blocking_model_lends_nothing) {
+// A model that may block is lent only with a worker of its own to run on
+// (blocking_instance); one that runs in an instance actor is not.
+TEST_F(scheduler_test, a_blocking_model_without_a_worker_lends_nothing) {
   lane = std::make_shared<direct_lane>(1);
   log->blocking = true;
   start();

@@ -3,22 +3,32 @@
 
 #include "conch/actors/model_scheduler.hpp"
 
+#include <algorithm>
+
 namespace conch::actors {
 
 bool model_scheduler::lending() const {
-  return spec_.lane && model_ && !model_->blocking() && ready_ && !draining_ && !aborted_;
+  return spec_.lane && model_ && ready_ && !draining_ && !aborted_;
 }
 
 void model_scheduler::lend_idle() {
   if (!lending() || !queue_.empty() || idle_.empty())
     return;
-  for (auto index : idle_) {
+  // Model code that may block is lent only with a worker of its own to run
+  // on; such an instance stays here otherwise.
+  bool blocking = model_->blocking();
+  auto kept = std::remove_if(idle_.begin(), idle_.end(), [&](size_t index) {
     auto& slot = slots_[index];
-    spec_.lane->park(index, {model_, slot.instance, slot.context});
+    if (blocking && !slot.worker)
+      return false;
+    spec_.lane->park(index, {model_, slot.instance, slot.context, slot.worker});
     slot.lent = true;
     ++lent_;
-  }
-  idle_.clear();
+    return true;
+  });
+  if (kept == idle_.end())
+    return;
+  idle_.erase(kept, idle_.end());
   spec_.lane->want(false);
 }
 

@@ -1,0 +1,62 @@
+#include "conch/actors/worker_instance.hpp"
+
+#include <utility>
+
+namespace conch::actors {
+
+worker_instance::worker_instance(std::weak_ptr<runtime::backends::backend_instance> instance,
+                                 std::weak_ptr<worker_thread> worker,
+                                 runtime::backends::instance_context context)
+  : instance_(std::move(instance)), worker_(std::move(worker)), context_(std::move(context)) {}
+
+bool worker_instance::post(runtime::job_ptr job, run_fn run) {
+  auto worker = worker_.lock();
+  if (!worker)
+    return false;
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    posted_ = job;
+  }
+  // The task holds this object: the scheduler may let go of it meanwhile.
+  auto task = [self = shared_from_this(), job, run = std::move(run)] {
+    {
+      // Locked on the worker, where the owner also lets go of the instance,
+      // so its last reference is never dropped on another thread.
+      auto instance = self->instance_.lock();
+      run(instance.get());
+    }
+    std::lock_guard<std::mutex> guard{self->mutex_};
+    if (self->posted_ == job)
+      self->posted_.reset();
+  };
+  if (worker->post(std::move(task)))
+    return true;
+  std::lock_guard<std::mutex> guard{mutex_};
+  posted_.reset();
+  return false;
+}
+
+runtime::job_ptr worker_instance::take_posted() {
+  std::lock_guard<std::mutex> guard{mutex_};
+  return std::exchange(posted_, nullptr);
+}
+
+bool worker_instance::busy() const {
+  std::lock_guard<std::mutex> guard{mutex_};
+  return posted_ != nullptr;
+}
+
+void worker_instance::execute(runtime::backends::batch& jobs) {
+  if (auto instance = instance_.lock())
+    instance->execute(jobs);
+  else
+    for (auto& job : jobs)
+      job->fail(runtime::unavailable("instance '" + context_.name + "' is not available"));
+}
+
+void worker_instance::interrupt() noexcept {
+  if (auto instance = instance_.lock())
+    instance->interrupt();
+}
+
+} // namespace conch::actors
