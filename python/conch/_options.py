@@ -121,10 +121,11 @@ class Options:
     #: Called as callback(level: LogLevel, filename, line, timestamp, message)
     #: for each message Conch logs; exceptions it raises are swallowed.
     log_callback: Optional[Callable[[LogLevel, str, int, str, str], None]] = None
-    #: Conch's addition: when True, the KServe HTTP frontend runs a small
-    #: request to an idle instance of a model that neither batches, streams
-    #: nor blocks on the loop thread that read it (docs/architecture.md,
-    #: "The direct lane"); False sends every request through the actors.
+    #: Conch's addition: when True, a small request (HTTP, gRPC or
+    #: in-process) to an idle instance of a model that neither batches nor
+    #: streams runs on the thread that read it, or, for a Python model, goes
+    #: straight to its instance's thread (docs/architecture.md, "The direct
+    #: lane"); False sends every request through the actors.
     direct_lane: bool = True
     #: Conch's addition: in-process requests (infer, async_infer, with or
     #: without a response queue) at most in flight at once; past it one is

@@ -83,8 +83,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
           "(default: true)")
     server.add_argument("--exit-timeout-secs", type=int, default=30, metavar="SECS",
                         help="how long stopping waits for requests in flight (default: 30)")
-    _flag(server, "--direct-lane", True, "run small requests to idle models that neither "
-          "batch nor block on the HTTP loop thread that read them (default: true)")
+    _flag(server, "--direct-lane", True, "run small requests to idle models that do not "
+          "batch on the thread that read them, or hand them straight to the instance "
+          "thread of a Python model (default: true)")
     server.add_argument("--allocator", choices=_ALLOCATORS,
                         default=os.environ.get("CONCH_ALLOCATOR", "auto"),
                         help="the memory allocator of the conch command: tcmalloc or jemalloc "

@@ -248,6 +248,24 @@ def test_broken_model_file_fails_the_load_with_the_error(tmp_path: pathlib.Path)
 # -- threads and stop -------------------------------------------------------------------
 
 
+def test_execute_runs_on_the_instance_thread_never_the_callers(server: conch.Server) -> None:
+    """A request to an idle Python model skips the scheduler (the direct lane)
+    yet still runs on the thread of the model's one instance."""
+    model = server.model("echo")
+    data = numpy.array([b"x"], dtype=numpy.object_)
+    ran_on = {info_of(only(model.infer(inputs={"INPUT0": data})))["thread"] for _ in range(20)}
+    assert threading.get_ident() not in ran_on
+    assert len(ran_on) == 1
+
+    def from_another_thread() -> None:
+        ran_on.add(info_of(only(model.infer(inputs={"INPUT0": data})))["thread"])
+
+    caller = threading.Thread(target=from_another_thread)
+    caller.start()
+    caller.join(timeout=30)
+    assert len(ran_on) == 1
+
+
 def test_many_threads_call_a_python_model(server: conch.Server) -> None:
     errors: list = []
 

@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "conch/actors/model_state.hpp"
+#include "conch/python/gil.hpp"
 #include "conch/python/server.hpp"
 #include "conch/python/status.hpp"
 #include "conch/runtime/model_config/json.hpp"
@@ -105,9 +106,16 @@ submitted_request py_server::infer(const request_fields& fields, py::object on_r
   if (!on_response.is_none())
     callable = py_ref::borrow(on_response.ptr());
   auto queue = std::make_shared<response_queue>(std::move(callable));
-  auto handle = h->server().infer(std::move(request), [queue](runtime::inference_response&& r) {
-    queue->push(std::move(r));
-  });
+  // A small request to an idle instance of a C++ model runs on this thread;
+  // a Python model's runs on its instance's worker (actors/inline_submit.hpp).
+  auto push = [queue](runtime::inference_response&& r) { queue->push(std::move(r)); };
+  // Without the GIL: a C++ model run here logs and answers as on any Conch
+  // thread (rule 1 and 3 of gil.hpp), and other Python threads go on.
+  actors::request_handle handle;
+  {
+    nogil released;
+    handle = h->server().infer_inline(std::move(request), std::move(push));
+  }
   queue->set_handle(std::move(handle));
   drop(h);
   return submitted_request{std::move(queue)};

@@ -93,10 +93,11 @@ infer_reactor* infer_reactor::start(gateway& server, std::shared_ptr<inflight_ca
     return self;
   }
   call->encoding = std::move(prepared->encoding);
-  auto cancel = server.infer(std::move(prepared->request),
-                             [call](runtime::inference_response&& r) {
-                               call->on_response(std::move(r));
-                             });
+  // A small request to an idle instance may be answered before this returns.
+  auto cancel = server.infer_inline(std::move(prepared->request),
+                                    [call](runtime::inference_response&& r) {
+                                      call->on_response(std::move(r));
+                                    });
   call->calls->set_cancel(call->ticket, cancel);
   std::lock_guard<std::mutex> guard{call->mutex};
   if (!call->finished)

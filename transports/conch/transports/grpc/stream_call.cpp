@@ -191,10 +191,12 @@ void stream_call::submit(const std::shared_ptr<stream_call>& self) {
     on_response(info, std::move(r));
     return;
   }
-  auto cancel = server->infer(std::move(prepared->request),
-                              [self, info](runtime::inference_response&& r) {
-                                self->on_response(info, std::move(r));
-                              });
+  // A small request to an idle instance may be answered before this returns
+  // (reading is still set, so the answer starts no read).
+  auto cancel = server->infer_inline(std::move(prepared->request),
+                                     [self, info](runtime::inference_response&& r) {
+                                       self->on_response(info, std::move(r));
+                                     });
   // A stream that ended while the request was being submitted cancels it.
   bool cancel_now = false;
   {

@@ -1,4 +1,5 @@
 import json
+import threading
 
 import numpy as np
 import triton_python_backend_utils as pb_utils
@@ -22,6 +23,7 @@ class TritonPythonModel:
                 "flags": request.flags(),
                 "requested": request.requested_output_names(),
                 "args": self.args,
+                "thread": threading.get_ident(),
             }
             responses.append(
                 pb_utils.InferenceResponse(
