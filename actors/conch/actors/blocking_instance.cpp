@@ -79,6 +79,10 @@ caf::behavior blocking_instance::make_behavior() {
     [this](done_atom, bool healthy) { on_executed(healthy); },
     [this](stopped_atom) { quit(exit_reason_); },
     [this](abort_atom) {
+      // A lessee that has not posted yet takes the actor path, which the
+      // aborted scheduler answers.
+      if (lent_)
+        lent_->close();
       if (running_ || initializing_ || (lent_ && lent_->busy())) {
         abandon();
       } else if (finalizing_ && worker_->busy()) {
@@ -95,6 +99,8 @@ caf::behavior blocking_instance::make_behavior() {
 void blocking_instance::on_exit() {
   // Killed, or ended any other way: the backend is released on the worker,
   // and a worker that still runs model code is given up on.
+  if (lent_)
+    lent_->close();
   if (running_ || initializing_ || (lent_ && lent_->busy()))
     give_up();
   lent_.reset();

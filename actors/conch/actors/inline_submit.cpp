@@ -76,38 +76,37 @@ void run_leased(const version_entry& version, size_t index, const runtime::job_p
   held->deliver_all();
 }
 
-// Posts `job` to the worker of leased instance `index`, which runs it there
-// and ends the lease. False when the worker takes no more tasks: the lease
-// has ended then, and the job takes the actor path.
-bool post_leased(const version_entry& version, size_t index, const runtime::job_ptr& job) {
-  auto& lane = *version.lane;
-  auto worker = lane.bound(index).worker;
+// Posts `job` to `worker`, the instance leased as `index`, which runs it
+// there and ends the lease. False when the worker takes no more tasks: the
+// lease has ended then, and the job takes the actor path.
+bool post_leased(const version_entry& version, size_t index,
+                 const std::shared_ptr<worker_instance>& worker, const runtime::job_ptr& job) {
   job->times().queue_start = runtime::now_ns();
+  // Set here, not on the worker: an abort reads it when it gives up on the job.
+  job->set_model_observer(version.stats);
+  auto run = [stats = version.stats, max_batch = version.config->max_batch_size(), worker,
+              job](runtime::backends::backend_instance* instance) {
+    job->set_router(thread_held_responses());
+    runtime::backends::batch jobs{job};
+    if (instance != nullptr)
+      return execute_batch({*instance, worker->context(), *stats, false, max_batch}, jobs);
+    job->fail(runtime::unavailable("instance '" + worker->context().name + "' is not available"));
+    return true;
+  };
   // The scheduler is held weakly: a job given up on at the exit timeout may
   // return after the actor system is gone.
-  auto run = [lane = version.lane, index, stats = version.stats,
-              scheduler = caf::actor_cast<caf::actor_addr>(version.scheduler),
-              max_batch = version.config->max_batch_size(), worker,
-              job](runtime::backends::backend_instance* instance) {
-    const auto& held = thread_held_responses();
-    job->set_model_observer(stats);
-    job->set_router(held);
-    runtime::backends::batch jobs{job};
-    bool healthy = true;
-    if (instance != nullptr)
-      healthy = execute_batch({*instance, worker->context(), *stats, false, max_batch}, jobs);
-    else
-      job->fail(runtime::unavailable("instance '" + worker->context().name
-                                     + "' is not available"));
+  auto done = [lane = version.lane, index,
+               scheduler = caf::actor_cast<caf::actor_addr>(version.scheduler),
+               job](bool healthy) {
     if (lane->release(index, !healthy))
       if (auto owner = caf::actor_cast<caf::actor>(scheduler))
         caf::anon_send(owner, credit_atom_v, index, !healthy);
     job->clear_router();
-    held->deliver_all();
+    thread_held_responses()->deliver_all();
   };
-  if (worker->post(job, std::move(run)))
+  if (worker->post(job, std::move(run), std::move(done)))
     return true;
-  if (lane.release(index, false))
+  if (version.lane->release(index, false))
     caf::anon_send(version.scheduler, credit_atom_v, index, false);
   return false;
 }
@@ -125,8 +124,9 @@ bool submit_inline(const model_table& table, runtime::job_ptr& job) {
   auto index = version.lane->try_lease();
   if (!index)
     return false;
-  if (version.lane->bound(*index).worker)
-    return post_leased(version, *index, job);
+  // Read once: the binding is the lessee's only while it holds the lease.
+  if (auto worker = version.lane->bound(*index).worker)
+    return post_leased(version, *index, worker, job);
   run_leased(version, *index, job);
   return true;
 }

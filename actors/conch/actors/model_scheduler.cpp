@@ -328,18 +328,27 @@ void model_scheduler::on_instance_down(const caf::down_msg& msg) {
     slot.running.reset();
   }
   if (slot.lent) {
-    if (!spec_.lane->reclaim(index) && !(aborted_ && slot.worker)) {
+    bool leased = !spec_.lane->reclaim(index);
+    if (leased && !(aborted_ && slot.worker)) {
       // A submitting thread runs the instance right now; its replacement
       // starts when the lease ends (on_credit).
       slot.replace_on_return = true;
       slot.down_reason = msg.reason;
       return;
     }
-    // Past the exit timeout, an instance that gave up on its worker gave up
-    // on the request a lessee posted there too (blocking_instance): the
-    // lease is not waited for, its late release is ignored (on_credit).
     slot.lent = false;
     --lent_;
+    if (leased) {
+      // Past the exit timeout, an instance that gave up on its worker gave
+      // up on the request a lessee posted there too (blocking_instance):
+      // the lease is not waited for and its late release is ignored
+      // (on_credit). The lessee may still read the binding, which stays
+      // until the lane goes; nothing is replaced after an abort.
+      slot.instance.reset();
+      slot.worker.reset();
+      maybe_finish_drain();
+      return;
+    }
   }
   replace_instance(index, msg.reason);
 }
@@ -347,6 +356,7 @@ void model_scheduler::on_instance_down(const caf::down_msg& msg) {
 void model_scheduler::replace_instance(size_t index, const caf::error& reason) {
   auto& slot = slots_[index];
   slot.instance.reset();
+  slot.worker.reset();
   if (spec_.lane)
     spec_.lane->unbind(index);
   bool expected = draining_ || reason == caf::exit_reason::user_shutdown;

@@ -21,7 +21,12 @@ void model_scheduler::lend_idle() {
     auto& slot = slots_[index];
     if (blocking && !slot.worker)
       return false;
-    spec_.lane->park(index, {model_, slot.instance, slot.context, slot.worker});
+    // A worker's lessee never touches the model, whose last reference must
+    // go where the model is finalized: the lane does not hold it then.
+    decltype(model_) model;
+    if (!slot.worker)
+      model = model_;
+    spec_.lane->park(index, {std::move(model), slot.instance, slot.context, slot.worker});
     slot.lent = true;
     ++lent_;
     return true;

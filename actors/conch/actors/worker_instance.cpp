@@ -9,31 +9,43 @@ worker_instance::worker_instance(std::weak_ptr<runtime::backends::backend_instan
                                  runtime::backends::instance_context context)
   : instance_(std::move(instance)), worker_(std::move(worker)), context_(std::move(context)) {}
 
-bool worker_instance::post(runtime::job_ptr job, run_fn run) {
-  auto worker = worker_.lock();
-  if (!worker)
-    return false;
-  {
-    std::lock_guard<std::mutex> guard{mutex_};
-    posted_ = job;
-  }
+bool worker_instance::post(runtime::job_ptr job, run_fn run, done_fn done) {
   // The task holds this object: the scheduler may let go of it meanwhile.
-  auto task = [self = shared_from_this(), job, run = std::move(run)] {
+  auto task = [self = shared_from_this(), job, run = std::move(run), done = std::move(done)] {
+    bool healthy = true;
     {
       // Locked on the worker, where the owner also lets go of the instance,
       // so its last reference is never dropped on another thread.
       auto instance = self->instance_.lock();
-      run(instance.get());
+      healthy = run(instance.get());
     }
-    std::lock_guard<std::mutex> guard{self->mutex_};
-    if (self->posted_ == job)
-      self->posted_.reset();
+    {
+      // Forgotten before the lease ends: an abort from then on finds this
+      // instance idle rather than giving up on a worker that returned.
+      std::lock_guard<std::mutex> guard{self->mutex_};
+      if (self->posted_ == job)
+        self->posted_.reset();
+    }
+    done(healthy);
   };
+  // Posted under the lock, so close() either comes first and refuses the
+  // job, or comes after and finds it posted (and gives up on it).
+  std::lock_guard<std::mutex> guard{mutex_};
+  if (closed_)
+    return false;
+  auto worker = worker_.lock();
+  if (!worker)
+    return false;
+  posted_ = job;
   if (worker->post(std::move(task)))
     return true;
-  std::lock_guard<std::mutex> guard{mutex_};
   posted_.reset();
   return false;
+}
+
+void worker_instance::close() {
+  std::lock_guard<std::mutex> guard{mutex_};
+  closed_ = true;
 }
 
 runtime::job_ptr worker_instance::take_posted() {

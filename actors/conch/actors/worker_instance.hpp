@@ -26,16 +26,24 @@ class worker_instance final : public runtime::backends::backend_instance,
                               public std::enable_shared_from_this<worker_instance> {
  public:
   /// What a posted job runs on the worker, with the backend instance (null
-  /// once it was finalized).
-  using run_fn = std::function<void(runtime::backends::backend_instance*)>;
+  /// once it was finalized); false when the backend threw.
+  using run_fn = std::function<bool(runtime::backends::backend_instance*)>;
+  /// What runs on the worker once the job is no longer this instance's, with
+  /// what `run` answered: ending the lease, delivering the answers.
+  using done_fn = std::function<void(bool healthy)>;
 
   worker_instance(std::weak_ptr<runtime::backends::backend_instance> instance,
                   std::weak_ptr<worker_thread> worker,
                   runtime::backends::instance_context context);
 
-  /// Queues `run` for `job` on the worker. False when the worker takes no
-  /// more tasks (its instance is stopping); nothing was queued then.
-  bool post(runtime::job_ptr job, run_fn run);
+  /// Queues `run` for `job` on the worker, then `done`. False when the
+  /// worker takes no more tasks or the instance was closed; nothing was
+  /// queued then.
+  bool post(runtime::job_ptr job, run_fn run, done_fn done);
+
+  /// Takes no more posts: the instance gives up on its worker (the exit
+  /// timeout) or ends. Thread-safe, idempotent.
+  void close();
 
   /// The job posted and not returned yet, taken: its instance gives up on it.
   runtime::job_ptr take_posted();
@@ -55,6 +63,7 @@ class worker_instance final : public runtime::backends::backend_instance,
   runtime::backends::instance_context context_;
   mutable std::mutex mutex_;
   runtime::job_ptr posted_;
+  bool closed_ = false;
 };
 
 } // namespace conch::actors
