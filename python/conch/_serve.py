@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import select
 import signal
+import socket
 import sys
-import threading
 from typing import Optional, Sequence
 
 from ._allocator import CHOICES as _ALLOCATORS
@@ -290,16 +291,50 @@ def _start_frontends(server: Server, args: argparse.Namespace) -> list:
     return frontends
 
 
+class _SignalWaiter:
+    """Waits in the main thread until SIGINT or SIGTERM.
+
+    The kernel hands a process-directed signal to any thread that does not
+    block it, and most of this process's threads are native (the actor
+    system's, gRPC's, the HTTP loops'). Python's C handler then only sets a
+    flag, and a main thread blocked on a lock would never look at it. The
+    wakeup fd makes that handler write a byte the main thread waits for, so
+    it wakes whichever thread took the signal."""
+
+    def __init__(self) -> None:
+        self.received: list[int] = []
+        self._reader, self._writer = socket.socketpair()
+        self._reader.setblocking(False)
+        self._writer.setblocking(False)
+        self._previous_fd = signal.set_wakeup_fd(self._writer.fileno(), warn_on_full_buffer=False)
+        self._previous = {s: signal.signal(s, self._on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+
+    def _on_signal(self, signum: int, _frame: Optional[object]) -> None:
+        self.received.append(signum)
+
+    def wait(self, timeout: Optional[float]) -> bool:
+        """True once a signal has been received; False after `timeout`
+        seconds without one (None: no limit)."""
+        if not self.received:
+            select.select([self._reader], [], [], timeout)
+            try:
+                while self._reader.recv(64):
+                    pass
+            except BlockingIOError:
+                pass
+        return bool(self.received)
+
+    def close(self) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+        signal.set_wakeup_fd(self._previous_fd)
+        self._reader.close()
+        self._writer.close()
+
+
 def serve(args: argparse.Namespace) -> int:
     """Runs `conch serve` with parsed arguments; returns the exit status."""
-    stopping = threading.Event()
-    received: list[int] = []
-
-    def on_signal(signum: int, _frame: Optional[object]) -> None:
-        received.append(signum)
-        stopping.set()
-
-    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    signals = _SignalWaiter()
     try:
         server = Server(_options(args))
         try:
@@ -315,12 +350,12 @@ def serve(args: argparse.Namespace) -> int:
         polling = args.model_control_mode == "poll" and args.repository_poll_secs > 0
         _say(f"memory allocator: {active_allocator()}")
         _say("serving; stop with Ctrl-C or SIGTERM")
-        while not stopping.wait(args.repository_poll_secs if polling else None):
+        while not signals.wait(args.repository_poll_secs if polling else None):
             try:
                 server.poll_model_repository()
             except TritonError as e:
                 _say(f"repository poll failed: {e}")
-        _say(f"{signal.Signals(received[0]).name} received; stopping")
+        _say(f"{signal.Signals(signals.received[0]).name} received; stopping")
         try:
             server.stop()  # stops the frontends first
         except TritonError as e:
@@ -330,8 +365,7 @@ def serve(args: argparse.Namespace) -> int:
         _say("stopped")
         return 0
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        signals.close()
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -4,6 +4,7 @@ or SIGINT stops gracefully and exits 0."""
 
 from __future__ import annotations
 
+import os
 import pathlib
 import queue
 import re
@@ -118,6 +119,38 @@ def test_serve_until_a_signal(serve, signum: signal.Signals) -> None:
     lines = process.rest()
     assert f"conch: {signum.name} received; stopping" in lines
     assert "conch: stopped" in lines
+
+
+def _native_threads_taking(pid: int, signum: int) -> list[int]:
+    """The ids of `pid`'s threads other than its main one that do not block
+    `signum`: threads the kernel may hand a process-directed signal to."""
+    tids = []
+    for task in pathlib.Path(f"/proc/{pid}/task").iterdir():
+        tid = int(task.name)
+        status = (task / "status").read_text()
+        blocked = int(re.search(r"^SigBlk:\s*([0-9a-f]+)$", status, re.M).group(1), 16)
+        if tid != pid and not blocked & (1 << (signum - 1)):
+            tids.append(tid)
+    return tids
+
+
+def test_serve_stops_on_a_signal_that_a_native_thread_takes(serve) -> None:
+    """A process-directed signal may land on any thread that does not block it
+    (the actor system's, gRPC's, an HTTP loop's); the main thread, idle in
+    its wait, must still wake up and stop."""
+    import ctypes
+
+    process = serve("--model-repository", str(EXAMPLE_REPOSITORY), "--http-port", "0")
+    port = int(process.wait_for(LISTENING).group(1))
+    process.wait_for(re.compile(r"serving; stop with"))
+    assert infer_identity(port) == [float(i) for i in range(16)]
+    pid = process.process.pid
+    tids = _native_threads_taking(pid, signal.SIGTERM)
+    assert tids, "every native thread blocks SIGTERM"
+    sys_tgkill = {"x86_64": 234, "aarch64": 131}[os.uname().machine]
+    assert ctypes.CDLL(None).syscall(sys_tgkill, pid, tids[-1], int(signal.SIGTERM)) == 0
+    assert process.process.wait(timeout=DEADLINE_S) == 0
+    assert "conch: SIGTERM received; stopping" in process.rest()
 
 
 def test_serve_serves_metrics_too(serve) -> None:
