@@ -1,11 +1,11 @@
 #include "conch/python/response_queue.hpp"
 
 #include <algorithm>
-#include <thread>
 
 #include <pybind11/pybind11.h>
 
 #include "conch/python/py_delivery.hpp"
+#include "conch/runtime/spin.hpp"
 
 namespace conch::python {
 
@@ -71,66 +71,24 @@ void response_queue::cancel() {
 
 namespace {
 
-bool spinning_pays() {
-  static const bool out = std::thread::hardware_concurrency() > 1;
-  return out;
-}
-
-void cpu_relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
-/// Whether this thread's recent spins paid off. A spin that ends in a sleep
-/// anyway (a slow model, a busy machine, a Python model that needs the CPU
-/// this thread spins on) costs credit; one that catches the response earns
-/// it. Without credit the thread sleeps at once, and tries a spin again
-/// every 32nd wait.
-struct spin_record {
-  static constexpr int max_credit = 8;
-  int credit = max_credit;
-  unsigned skipped = 0;
-
-  bool should_spin() noexcept {
-    if (credit > 0)
-      return true;
-    return (++skipped % 32) == 0;
-  }
-  void caught() noexcept { credit = std::min(credit + 1, max_credit); }
-  void missed() noexcept { credit = std::max(credit - 2, 0); }
-};
-
-thread_local spin_record spins;
-
-/// Spins until `ready` or `budget` passed; true when ready.
-template <class Ready>
-bool spin_until(Ready ready, std::chrono::nanoseconds budget) noexcept {
-  using clock = std::chrono::steady_clock;
-  auto until = clock::now() + budget;
-  // The clock is read once per 64 pauses, which cost far more than a load.
-  while (!ready()) {
-    if (clock::now() >= until)
-      return false;
-    for (int i = 0; i < 64 && !ready(); ++i)
-      cpu_relax();
-  }
-  return true;
-}
+// One per thread that waits for responses (runtime/spin.hpp).
+thread_local runtime::spin_record spins;
 
 } // namespace
+
+void response_queue::spin_for_response() noexcept {
+  if (push_mode_)
+    return;
+  auto arrived = [this] { return has_items_.load(std::memory_order_acquire); };
+  if (!arrived())
+    runtime::spin_if_it_pays(spins, arrived, spin_budget);
+}
 
 response_queue::wait_result response_queue::pop(std::chrono::nanoseconds timeout,
                                                 std::optional<runtime::inference_response>& out) {
   auto arrived = [this] { return has_items_.load(std::memory_order_acquire); };
-  if (spinning_pays() && !arrived() && spins.should_spin()) {
-    if (spin_until(arrived, std::min<std::chrono::nanoseconds>(spin_budget, timeout)))
-      spins.caught();
-    else
-      spins.missed();
-  }
+  if (!arrived())
+    runtime::spin_if_it_pays(spins, arrived, std::min<std::chrono::nanoseconds>(spin_budget, timeout));
   std::unique_lock<std::mutex> lock{mu_};
   if (waiting_)
     return wait_result::busy;

@@ -47,6 +47,12 @@ class response_queue : public std::enable_shared_from_this<response_queue> {
 
   static constexpr std::chrono::microseconds spin_budget{50};
 
+  /// Pull mode: spins up to `spin_budget` for the first response, as pop
+  /// would, under the same credit. For the submitting thread while it is
+  /// still without the GIL: a model's worker that answers meanwhile then
+  /// never waits for the GIL behind it, and no thread sleeps.
+  void spin_for_response() noexcept;
+
   /// Takes a response if one is there.
   std::optional<runtime::inference_response> try_pop();
 

@@ -110,11 +110,14 @@ submitted_request py_server::infer(const request_fields& fields, py::object on_r
   // a Python model's runs on its instance's worker (actors/inline_submit.hpp).
   auto push = [queue](runtime::inference_response&& r) { queue->push(std::move(r)); };
   // Without the GIL: a C++ model run here logs and answers as on any Conch
-  // thread (rule 1 and 3 of gil.hpp), and other Python threads go on.
+  // thread (rule 1 and 3 of gil.hpp), and other Python threads go on. Still
+  // without it, a short spin for the answer lets a Python model's worker
+  // take the GIL at once rather than wait for this thread to give it back.
   actors::request_handle handle;
   {
     nogil released;
     handle = h->server().infer_inline(std::move(request), std::move(push));
+    queue->spin_for_response();
   }
   queue->set_handle(std::move(handle));
   drop(h);
