@@ -1,6 +1,9 @@
 // Stopping the gRPC frontend, or the whole server, while unary and streaming
 // clients keep it busy: every call completes, or fails with UNAVAILABLE or
-// CANCELLED, and every client thread ends; never a hang or a crash.
+// CANCELLED, and every client thread ends; never a hang or a crash. Once
+// with a model that runs on the gRPC threads (the direct lane), once with
+// one that may block, which answers on its instance's worker, so unary
+// calls answered while others wait are finished by the frontend's finisher.
 
 #include <atomic>
 #include <chrono>
@@ -12,6 +15,8 @@
 
 #include "support/grpc_fixture.hpp"
 #include "support/grpc_requests.hpp"
+#include "support/model_configs.hpp"
+#include "support/temp_repository.hpp"
 
 namespace conch::tests {
 namespace {
@@ -19,9 +24,12 @@ namespace {
 constexpr int unary_clients = 4;
 constexpr int stream_clients = 2;
 
+// The model the clients call: the parameter of the test.
+thread_local std::string model_name = "identity_fp32";
+
 inference::ModelInferRequest identity_request() {
   inference::ModelInferRequest req;
-  req.set_model_name("identity_fp32");
+  req.set_model_name(model_name);
   add_input(req, "INPUT0", "FP32", {1, 16});
   req.add_raw_input_contents(raw_bytes(std::vector<float>(16, 1.5f)));
   return req;
@@ -33,16 +41,32 @@ bool is_identity_answer(const inference::ModelInferResponse& res) {
          && from_raw<float>(res.raw_output_contents(0)) == std::vector<float>(16, 1.5f);
 }
 
-class grpc_stop_under_load : public grpc_fixture {
+class grpc_stop_under_load : public grpc_fixture, public ::testing::WithParamInterface<bool> {
  protected:
-  void SetUp() override { start_all(); }
+  void SetUp() override {
+    if (!blocking()) {
+      start_all();
+      return;
+    }
+    repo_.add_model("blocking_fp32", delayed_identity_config("blocking_fp32", 0));
+    start_all(options_for(repo_.str(), actors::control_mode::none));
+  }
+
+  static bool blocking() { return GetParam(); }
+  static std::string model() { return blocking() ? "blocking_fp32" : "identity_fp32"; }
 
   // Starts the clients; each runs until `done_` or until its channel fails.
   void start_load() {
     for (int i = 0; i < unary_clients; ++i)
-      clients_.push_back(std::async(std::launch::async, [this] { unary_loop(); }));
+      clients_.push_back(std::async(std::launch::async, [this, m = model()] {
+        model_name = m;
+        unary_loop();
+      }));
     for (int i = 0; i < stream_clients; ++i)
-      clients_.push_back(std::async(std::launch::async, [this] { stream_loop(); }));
+      clients_.push_back(std::async(std::launch::async, [this, m = model()] {
+        model_name = m;
+        stream_loop();
+      }));
   }
 
   // Waits for every client; false when one is still running after 60 s.
@@ -121,9 +145,11 @@ class grpc_stop_under_load : public grpc_fixture {
   std::mutex mutex_;
   std::vector<std::string> unexpected_;  // guarded by mutex_
   std::vector<std::future<void>> clients_;
+  temp_repository repo_;
 };
 
-TEST_F(grpc_stop_under_load, stopping_the_frontend) {
+TEST_P(grpc_stop_under_load, stopping_the_frontend) {
+  model_name = model();
   start_load();
   ASSERT_TRUE(eventually([&] { return answered_ >= 200; }));
   ASSERT_TRUE(grpc_->stop());
@@ -140,7 +166,8 @@ TEST_F(grpc_stop_under_load, stopping_the_frontend) {
   EXPECT_TRUE(is_identity_answer(res));
 }
 
-TEST_F(grpc_stop_under_load, stopping_the_server) {
+TEST_P(grpc_stop_under_load, stopping_the_server) {
+  model_name = model();
   start_load();
   ASSERT_TRUE(eventually([&] { return answered_ >= 200; }));
   ASSERT_TRUE(srv_->stop());
@@ -152,6 +179,9 @@ TEST_F(grpc_stop_under_load, stopping_the_server) {
   auto st = stub_->ModelInfer(client_context().get(), identity_request(), &res);
   EXPECT_EQ(st.error_code(), grpc::StatusCode::UNAVAILABLE) << st.error_message();
 }
+
+INSTANTIATE_TEST_SUITE_P(models, grpc_stop_under_load, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "blocking" : "inline"; });
 
 } // namespace
 } // namespace conch::tests

@@ -1,7 +1,9 @@
 #include "conch/transports/grpc/infer_reactor.hpp"
 
 #include <atomic>
+#include <memory>
 #include <mutex>
+
 
 #include "conch/transports/grpc/encode_infer_response.hpp"
 #include "conch/transports/grpc/grpc_status.hpp"
@@ -9,9 +11,24 @@
 
 namespace conch::transports::grpc {
 
+namespace {
+
+// True on a gRPC thread while it submits a request: a response that comes
+// meanwhile (a model run on the lane) finishes the call right there.
+thread_local bool submitting = false;
+
+struct submitting_scope {
+  submitting_scope() noexcept { submitting = true; }
+  ~submitting_scope() { submitting = false; }
+  submitting_scope(const submitting_scope&) = delete;
+  submitting_scope& operator=(const submitting_scope&) = delete;
+};
+
+} // namespace
+
 /// The state of one call that outlives its reactor: the server's callback
 /// may run after the reactor finished.
-struct infer_call {
+struct infer_call : std::enable_shared_from_this<infer_call> {
   std::shared_ptr<inflight_calls> calls;
   uint64_t ticket = 0;
   ::grpc::ServerUnaryReactor* reactor = nullptr;
@@ -24,6 +41,8 @@ struct infer_call {
   response_encoding encoding;
   /// Counts the call against max_inflight until it finishes.
   protocol::admission::ticket admitted;
+  /// Finishes the calls answered on a model's thread.
+  finisher* finishing = nullptr;
 
   // Finishes the call once; later calls do nothing.
   void finish(const runtime::status& st) {
@@ -37,7 +56,17 @@ struct infer_call {
       std::lock_guard<std::mutex> guard{mutex};
       cancel = nullptr;
     }
-    reactor->Finish(to_grpc_status(st));
+    // Answered on a model's thread (a python model's worker) while other
+    // calls wait: the write that Finish starts runs on the finisher, so the
+    // model's thread goes on to the next request at once. Alone, the call
+    // is finished here, which saves the finisher's wake-up.
+    if (submitting || calls->in_flight() == 0) {
+      reactor->Finish(to_grpc_status(st));
+      return;
+    }
+    finishing->post([self = shared_from_this(), st = to_grpc_status(st)] {
+      self->reactor->Finish(st);
+    });
   }
 
   // Called by the server for each response of the request, never
@@ -62,14 +91,16 @@ struct infer_call {
 };
 
 infer_reactor* infer_reactor::start(gateway& server, std::shared_ptr<inflight_calls> calls,
-                                    const call_limits& limits,
+                                    finisher& finishing, const call_limits& limits,
                                     const inference::ModelInferRequest& request,
                                     inference::ModelInferResponse& response) {
+  submitting_scope scope;
   auto* self = new infer_reactor;
   auto call = std::make_shared<infer_call>();
   call->calls = std::move(calls);
   call->reactor = self;
   call->response = &response;
+  call->finishing = &finishing;
   self->call_ = call;
   auto ticket = call->calls->admit();
   if (!ticket) {

@@ -6,6 +6,7 @@
 
 #include "conch/transports/gateway.hpp"
 #include "conch/transports/grpc/call_limits.hpp"
+#include "conch/transports/grpc/finisher.hpp"
 #include "conch/transports/grpc/inflight_calls.hpp"
 #include "grpc_service.pb.h"
 
@@ -22,8 +23,10 @@ class infer_reactor final : public ::grpc::ServerUnaryReactor {
   /// Starts a call; beyond the max_inflight of `limits` it finishes at once
   /// with UNAVAILABLE. `request` and `response` belong to gRPC and stay
   /// valid until the reactor finished; the request's raw contents are moved
-  /// out.
+  /// out. A call answered on another thread while other calls are in flight
+  /// is finished by `finishing`, which outlives every call.
   static infer_reactor* start(gateway& server, std::shared_ptr<inflight_calls> calls,
+                              finisher& finishing,
                               const call_limits& limits,
                               const inference::ModelInferRequest& request,
                               inference::ModelInferResponse& response);

@@ -111,7 +111,7 @@ reactor* inference_service::ModelInfer(context* ctx, const inference::ModelInfer
     return r;
   if (auto st = begin_infer_call(infer_settings_.get(), *ctx, *req); !st.is_ok())
     return finish(ctx, st);
-  return infer_reactor::start(*server_, calls_, *limits_, *req, *res);
+  return infer_reactor::start(*server_, calls_, finisher_, *limits_, *req, *res);
 }
 
 ::grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>*

@@ -4,6 +4,7 @@
 
 #include "conch/transports/gateway.hpp"
 #include "conch/transports/grpc/call_limits.hpp"
+#include "conch/transports/grpc/finisher.hpp"
 #include "conch/transports/grpc/infer_call_settings.hpp"
 #include "conch/transports/grpc/inflight_calls.hpp"
 #include "grpc_service.grpc.pb.h"
@@ -108,6 +109,9 @@ class inference_service final : public inference::GRPCInferenceService::Callback
 
   gateway_ptr server_;
   std::shared_ptr<inflight_calls> calls_;
+  /// Finishes the unary calls answered on a model's thread; destroyed with
+  /// this service, after the server it belongs to has ended every call.
+  finisher finisher_;
   std::shared_ptr<const infer_call_settings> infer_settings_;
   std::shared_ptr<const call_limits> limits_ = std::make_shared<const call_limits>();
 };

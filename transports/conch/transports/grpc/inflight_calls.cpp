@@ -25,6 +25,11 @@ void inflight_calls::set_stop(uint64_t ticket, std::function<void()> on_stop) {
     i->second.on_stop = std::move(on_stop);
 }
 
+size_t inflight_calls::in_flight() const {
+  std::lock_guard<std::mutex> guard{mutex_};
+  return calls_.size();
+}
+
 void inflight_calls::release(uint64_t ticket) {
   entry dropped;
   std::lock_guard<std::mutex> guard{mutex_};

@@ -24,6 +24,9 @@ class inflight_calls {
   /// Forgets a call that completed.
   void release(uint64_t ticket);
 
+  /// How many calls are in flight (admitted, not released).
+  size_t in_flight() const;
+
   /// Remembers what to tell the call of `ticket` when the server begins to
   /// stop: a stream then answers what it has and ends (ignored once released).
   void set_stop(uint64_t ticket, std::function<void()> on_stop);

@@ -1,0 +1,52 @@
+#include "conch/transports/grpc/finisher.hpp"
+
+#include <chrono>
+#include <future>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace conch::transports::grpc {
+namespace {
+
+TEST(finisher, runs_tasks_in_order_on_a_thread_of_its_own) {
+  finisher f;
+  std::vector<int> order;
+  std::vector<std::thread::id> threads;
+  std::promise<void> done;
+  for (int i = 0; i < 100; ++i)
+    f.post([&, i] {
+      order.push_back(i);
+      threads.push_back(std::this_thread::get_id());
+    });
+  f.post([&] { done.set_value(); });
+  auto ready = done.get_future();
+  ASSERT_EQ(ready.wait_for(std::chrono::seconds{30}), std::future_status::ready);
+  ASSERT_EQ(order.size(), 100u);
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_EQ(order[i], i);
+    EXPECT_EQ(threads[i], threads.front());
+  }
+  EXPECT_NE(threads.front(), std::this_thread::get_id());
+}
+
+TEST(finisher, destruction_runs_what_is_queued_and_lets_go_of_it) {
+  auto held = std::make_shared<int>(0);
+  int ran = 0;
+  {
+    finisher f;
+    std::promise<void> release;
+    auto gate = release.get_future().share();
+    f.post([gate] { gate.wait(); }); // the thread is busy: the rest queues
+    for (int i = 0; i < 10; ++i)
+      f.post([&ran, held] { ++ran; });
+    release.set_value();
+  }
+  EXPECT_EQ(ran, 10);
+  EXPECT_EQ(held.use_count(), 1) << "a task's captures outlived the finisher";
+}
+
+} // namespace
+} // namespace conch::transports::grpc
