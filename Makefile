@@ -21,7 +21,7 @@ PIP_ENV    = CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
 # make_identity_onnx.py, with the onnx package), not committed.
 IDENTITY_ONNX = python/examples/example_model_repository/identity/1/model.onnx
 
-.PHONY: all setup build python examples run test asan tsan fuzz soak bench clean
+.PHONY: all setup build python examples run test asan tsan fuzz soak bench bench-peers clean
 
 all: build
 
@@ -110,6 +110,13 @@ bench: build python
 	.venv/bin/python bench/python/metrics_scrape_bench.py
 	.venv/bin/python bench/python/http_bench.py
 	.venv/bin/python bench/python/grpc_bench.py --build-dir $(BUILD)
+
+# Conch beside Triton (the nvidia-pytriton wheel's tritonserver), KServe and
+# MLServer, each installed into a venv of its own under $(BUILD)/peers, one
+# server at a time; writes its table into docs/benchmarks.md.
+bench-peers: build python
+	@bash scripts/setup.sh --bench
+	.venv/bin/python bench/peers/peers_bench.py --build-dir $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(ASAN) $(TSAN) $(TSAN_CAF) $(FUZZ)
