@@ -185,7 +185,8 @@ def _triton_prepare(root: pathlib.Path, venv: pathlib.Path, http: int, grpc: int
     repo = _write_triton_repository(root, with_cpp=False)
     env = {
         # The stub is copied away from its RPATH; its libraries are here.
-        "LD_LIBRARY_PATH": str(site / "nvidia_pytriton.libs"),
+        "LD_LIBRARY_PATH": ":".join(filter(None, [str(site / "nvidia_pytriton.libs"),
+                                                   os.environ.get("LD_LIBRARY_PATH")])),
         # The stub runs the model with the venv's python (and its numpy).
         "PATH": f"{venv / 'bin'}:{os.environ.get('PATH', '')}",
     }

@@ -65,10 +65,16 @@ class Result:
     startup_s: list[float] = field(default_factory=list)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def free_ports(n: int) -> list[int]:
+    """`n` distinct free ports (held open together while they are chosen)."""
+    sockets = [socket.socket() for _ in range(n)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
 
 
 def process_tree(pid: int) -> list[int]:
@@ -143,8 +149,12 @@ def measure(server: Server, result: Result, work: pathlib.Path, args: argparse.N
     """One round of `server`: start it, load each model with each case, stop it."""
     venv = args.build_dir / "peers" / server.name.lower()
     root = pathlib.Path(tempfile.mkdtemp(prefix=server.name.lower() + "-", dir=work))
-    http, grpc, metrics = free_port(), free_port(), free_port()
-    launch = server.prepare(root, venv, http, grpc, metrics)
+    http, grpc, metrics = free_ports(3)
+    try:
+        launch = server.prepare(root, venv, http, grpc, metrics)
+    except (OSError, StopIteration) as e:
+        result.why_not = f"could not be prepared: {e!r}"
+        return
     log = open(root / "server.log", "w")
     started = time.monotonic()
     process = subprocess.Popen(launch.command, env={**os.environ, **launch.env}, cwd=launch.cwd,
@@ -161,7 +171,11 @@ def measure(server: Server, result: Result, work: pathlib.Path, args: argparse.N
         result.startup_s.append(time.monotonic() - started)
         result.rss_ready_mib.append(rss_mib(process.pid))
         for model in server.models:
-            run_http(http, model, request, 1, 1)  # warm-up
+            try:
+                run_http(http, model, request, 1, 1)  # warm-up
+            except (RuntimeError, subprocess.TimeoutExpired) as e:
+                result.failures[(model, "warm-up", 1)] = str(e)[:120]
+                continue
             for protocol, concurrency in CASES:
                 key = (model, protocol, concurrency)
                 try:
@@ -249,6 +263,15 @@ def main() -> None:
     parser.add_argument("--no-docs", action="store_true", help="print the table only")
     args = parser.parse_args()
     args.build_dir = args.build_dir.resolve()
+
+    # A SIGTERM (or a closed terminal) ends the run through the finally
+    # clauses that stop the server under test, which runs in a session of
+    # its own and would otherwise outlive this script.
+    def interrupted(signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    for s in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, interrupted)
     described = machine()
     print(described, flush=True)
     results = {s.name: Result() for s in SERVERS}
@@ -276,7 +299,7 @@ def main() -> None:
     section = [
         f"Command: `make bench-peers` (`bench/peers/peers_bench.py --seconds {args.seconds} "
         f"--rounds {args.rounds}`). Machine: {described}. Figures are infer/s, the mean of "
-        f"{args.rounds} interleaved rounds; in parentheses Conch's figure over the peer's. "
+        f"the {args.rounds} interleaved rounds that measured them; in parentheses Conch's figure over the peer's. "
         "Triton is the tritonserver of the nvidia-pytriton 0.7.0 wheel with its python "
         "backend (the wheel has no identity backend, so its C++ row is missing).",
         "",

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import select
+import selectors
 import signal
 import socket
 import sys
+import time
 from typing import Optional, Sequence
 
 from ._allocator import CHOICES as _ALLOCATORS
@@ -306,28 +307,43 @@ class _SignalWaiter:
         self._reader, self._writer = socket.socketpair()
         self._reader.setblocking(False)
         self._writer.setblocking(False)
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self._reader, selectors.EVENT_READ)
+        self._previous: dict = {}
         self._previous_fd = signal.set_wakeup_fd(self._writer.fileno(), warn_on_full_buffer=False)
-        self._previous = {s: signal.signal(s, self._on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            for s in (signal.SIGINT, signal.SIGTERM):
+                self._previous[s] = signal.signal(s, self._on_signal)
+        except BaseException:
+            self.close()
+            raise
 
     def _on_signal(self, signum: int, _frame: Optional[object]) -> None:
         self.received.append(signum)
 
     def wait(self, timeout: Optional[float]) -> bool:
-        """True once a signal has been received; False after `timeout`
-        seconds without one (None: no limit)."""
-        if not self.received:
-            select.select([self._reader], [], [], timeout)
+        """True once SIGINT or SIGTERM has been received; False after
+        `timeout` seconds without one (None: no limit). Other signals with
+        a Python handler write to the wakeup fd too: those only wake the
+        wait, which then goes on until its deadline."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.received:
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                return False
+            self._selector.select(remaining)
             try:
                 while self._reader.recv(64):
                     pass
             except BlockingIOError:
                 pass
-        return bool(self.received)
+        return True
 
     def close(self) -> None:
         for signum, handler in self._previous.items():
             signal.signal(signum, handler)
         signal.set_wakeup_fd(self._previous_fd)
+        self._selector.close()
         self._reader.close()
         self._writer.close()
 

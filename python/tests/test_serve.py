@@ -144,11 +144,16 @@ def test_serve_stops_on_a_signal_that_a_native_thread_takes(serve) -> None:
     port = int(process.wait_for(LISTENING).group(1))
     process.wait_for(re.compile(r"serving; stop with"))
     assert infer_identity(port) == [float(i) for i in range(16)]
+    sys_tgkill = {"x86_64": 234, "aarch64": 131}.get(os.uname().machine)
+    if sys_tgkill is None:
+        pytest.skip(f"no tgkill number known for {os.uname().machine}")
     pid = process.process.pid
     tids = _native_threads_taking(pid, signal.SIGTERM)
     assert tids, "every native thread blocks SIGTERM"
-    sys_tgkill = {"x86_64": 234, "aarch64": 131}[os.uname().machine]
-    assert ctypes.CDLL(None).syscall(sys_tgkill, pid, tids[-1], int(signal.SIGTERM)) == 0
+    # A thread may end between the listing and the kill: try the next one.
+    libc = ctypes.CDLL(None)
+    assert any(libc.syscall(sys_tgkill, pid, tid, int(signal.SIGTERM)) == 0
+               for tid in reversed(tids))
     assert process.process.wait(timeout=DEADLINE_S) == 0
     assert "conch: SIGTERM received; stopping" in process.rest()
 

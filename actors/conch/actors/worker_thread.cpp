@@ -8,6 +8,7 @@
 
 #include "conch/runtime/logging/log.hpp"
 #include "conch/runtime/spin.hpp"
+#include "conch/runtime/thread_role.hpp"
 #include "conch/runtime/statistics/abandoned_threads.hpp"
 
 namespace conch::actors {
@@ -118,6 +119,7 @@ constexpr std::chrono::microseconds idle_spin{100};
 } // namespace
 
 void worker_thread::run(std::shared_ptr<state> s) {
+  runtime::this_thread_runs_models = true;
   runtime::spin_record spins;
   std::unique_lock<std::mutex> lock{s->mutex};
   bool ran = false;

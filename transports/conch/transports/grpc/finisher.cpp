@@ -28,7 +28,14 @@ finisher::~finisher() {
 
 void finisher::post(std::function<void()> task) {
   {
-    std::lock_guard<std::mutex> guard{mutex_};
+    std::unique_lock<std::mutex> lock{mutex_};
+    if (closing_) {
+      // Never after the server ended its calls; should it happen, the call
+      // is still finished.
+      lock.unlock();
+      task();
+      return;
+    }
     queue_.push_back(std::move(task));
     pending_.store(true, std::memory_order_release);
   }

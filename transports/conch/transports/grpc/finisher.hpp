@@ -23,7 +23,7 @@ class finisher {
   finisher(const finisher&) = delete;
   finisher& operator=(const finisher&) = delete;
 
-  /// Queues `task`.
+  /// Queues `task`; once destruction has begun, runs it on the caller.
   void post(std::function<void()> task);
 
  private:

@@ -132,8 +132,9 @@ void grpc_server::shut_down(std::function<void()> drained) {
     return; // the stopper runs, and tells drained_ when it is done
   stopper_ = std::thread{[this] {
     // Calls in flight get until the deadline to finish (abort() cancels
-    // them sooner); then gRPC cancels what is left, so a call that is never
-    // finished cannot hold the stop.
+    // them sooner); then gRPC cancels what is left. A callback call still
+    // ends only once finished: each is, by its answer, and the server's
+    // exit timeout answers what a model never returns.
     server_->Shutdown(std::chrono::system_clock::now() + options_.shutdown_timeout);
     server_->Wait();
     std::vector<std::function<void()>> tell;

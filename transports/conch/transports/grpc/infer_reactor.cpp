@@ -4,7 +4,7 @@
 #include <memory>
 #include <mutex>
 
-
+#include "conch/runtime/thread_role.hpp"
 #include "conch/transports/grpc/encode_infer_response.hpp"
 #include "conch/transports/grpc/grpc_status.hpp"
 #include "conch/transports/grpc/prepare_infer.hpp"
@@ -56,11 +56,12 @@ struct infer_call : std::enable_shared_from_this<infer_call> {
       std::lock_guard<std::mutex> guard{mutex};
       cancel = nullptr;
     }
-    // Answered on a model's thread (a python model's worker) while other
-    // calls wait: the write that Finish starts runs on the finisher, so the
-    // model's thread goes on to the next request at once. Alone, the call
-    // is finished here, which saves the finisher's wake-up.
-    if (submitting || calls->in_flight() == 0) {
+    // Answered on a model's worker (a python model's) while other calls
+    // wait: the write that Finish starts runs on the finisher, so the
+    // worker goes on to the next request at once. Alone, the call is
+    // finished here, which saves the finisher's wake-up; so is one answered
+    // on a gRPC or actor thread.
+    if (submitting || !runtime::this_thread_runs_models || calls->in_flight() == 0) {
       reactor->Finish(to_grpc_status(st));
       return;
     }
