@@ -108,6 +108,7 @@ bench: build python
 	$(BUILD)/bin/conch-bench-inprocess
 	.venv/bin/python bench/python/inprocess_bench.py
 	.venv/bin/python bench/python/metrics_scrape_bench.py
+	.venv/bin/python bench/python/memory_at_rest.py
 	.venv/bin/python bench/python/http_bench.py
 	.venv/bin/python bench/python/grpc_bench.py --build-dir $(BUILD)
 
