@@ -3,10 +3,13 @@ run in-process (models in python/tests/python_models)."""
 
 from __future__ import annotations
 
+import ctypes
 import json
 import pathlib
 import shutil
+import sys
 import threading
+import time
 from typing import Iterator
 
 import numpy
@@ -266,6 +269,61 @@ def test_execute_runs_on_the_instance_thread_never_the_callers(server: conch.Ser
     assert len(ran_on) == 1
 
 
+def test_the_instance_thread_keeps_its_thread_locals_between_requests(
+    server: conch.Server,
+) -> None:
+    # Triton runs a model's execute() on one thread of its stub for the
+    # model's life; Conch's instance thread keeps its Python thread state
+    # as long, so a threading.local set in one execute() is there in the next.
+    model = server.model("echo")
+    data = numpy.array([b"x"], dtype=numpy.object_)
+    counts = [info_of(only(model.infer(inputs={"INPUT0": data})))["executes_on_this_thread"] for _ in range(5)]
+    assert counts == list(range(counts[0], counts[0] + 5))
+
+
+def thread_states() -> int:
+    """The interpreter's thread states, counted without letting another
+    thread take the GIL (and delete one) in between."""
+    api = ctypes.pythonapi
+    api.PyInterpreterState_Get.restype = ctypes.c_void_p
+    api.PyInterpreterState_ThreadHead.restype = ctypes.c_void_p
+    api.PyInterpreterState_ThreadHead.argtypes = [ctypes.c_void_p]
+    api.PyThreadState_Next.restype = ctypes.c_void_p
+    api.PyThreadState_Next.argtypes = [ctypes.c_void_p]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(100.0)
+    try:
+        count, state = 0, api.PyInterpreterState_ThreadHead(api.PyInterpreterState_Get())
+        while state:
+            count, state = count + 1, api.PyThreadState_Next(state)
+        return count
+    finally:
+        sys.setswitchinterval(interval)
+
+
+def test_an_instance_thread_gives_its_thread_state_back_when_it_ends(server: conch.Server) -> None:
+    # The state an instance thread keeps between requests is deleted when the
+    # thread ends (model unloaded): loading again and again leaves none behind.
+    data = numpy.array([b"x"], dtype=numpy.object_)
+
+    def cycle() -> None:
+        server.load("echo")
+        only(server.model("echo").infer(inputs={"INPUT0": data}))
+        server.unload("echo", wait_until_unloaded=True)
+
+    try:
+        cycle()  # the threads that live as long as the server have theirs now
+        before = thread_states()
+        for _ in range(4):
+            cycle()
+        deadline = time.monotonic() + 10
+        while thread_states() > before and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert thread_states() <= before
+    finally:
+        server.load("echo")
+
+
 def test_many_threads_call_a_python_model(server: conch.Server) -> None:
     errors: list = []
 
@@ -323,7 +381,6 @@ def test_loading_and_unloading_again_and_again_keeps_no_imports(server: conch.Se
     # Each instance imports model.py afresh; its module must go once the
     # instance (and the version) is gone, or every reload leaks it.
     import gc
-    import sys
 
     def imports() -> int:
         return sum(1 for name in sys.modules if name.startswith("conch_python_model_"))
@@ -336,8 +393,6 @@ def test_loading_and_unloading_again_and_again_keeps_no_imports(server: conch.Se
         server.unload("auto_complete", wait_until_unloaded=True)
     # The last references go on the instances' threads, and reach Python a
     # moment later (deferred releases run at the next bytecode boundary).
-    import time
-
     deadline = time.monotonic() + 10
     while imports() > before and time.monotonic() < deadline:
         gc.collect()

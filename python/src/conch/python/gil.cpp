@@ -117,7 +117,38 @@ bool arm_releaser(deferred_queue& q, bool urgent) {
   return notify;
 }
 
+// Keeps a thread's state alive between its entries (gil.hpp, rule 2) by one
+// gilstate count of its own, given back when the thread ends.
+struct kept_thread_state {
+  bool kept = false;
+
+  ~kept_thread_state() {
+    if (!kept || !interpreter_alive())
+      return; // finalization deletes the state with every other one
+    try {
+      PyGILState_STATE state = PyGILState_Ensure();  // count 2, the GIL taken
+      PyGILState_Release(PyGILState_LOCKED);         // count 1, the GIL kept
+      (void) state;                                  // UNLOCKED: it was not held
+      PyGILState_Release(PyGILState_UNLOCKED);       // count 0: deleted, GIL freed
+    } catch (abi::__forced_unwind&) {
+      park_forever(); // the interpreter began finalizing after the check
+    }
+  }
+};
+
+thread_local kept_thread_state this_thread_state;
+
 } // namespace
+
+PyGILState_STATE enter_gil() noexcept(false) {
+  bool fresh = PyGILState_GetThisThreadState() == nullptr;
+  PyGILState_STATE state = PyGILState_Ensure();
+  if (fresh && !this_thread_state.kept) {
+    (void) PyGILState_Ensure(); // the count this thread keeps until it ends
+    this_thread_state.kept = true;
+  }
+  return state;
+}
 
 void park_forever() {
   // The process is exiting; this thread must neither touch Python nor end by

@@ -11,6 +11,7 @@ class TritonPythonModel:
         self.config = json.loads(args["model_config"])
         out = pb_utils.get_output_config_by_name(self.config, "OUTPUT0")
         self.out_dtype = pb_utils.triton_string_to_numpy(out["data_type"])
+        self.local = threading.local()
 
     def execute(self, requests):
         responses = []
@@ -24,6 +25,7 @@ class TritonPythonModel:
                 "requested": request.requested_output_names(),
                 "args": self.args,
                 "thread": threading.get_ident(),
+                "executes_on_this_thread": self.count_execute(),
             }
             responses.append(
                 pb_utils.InferenceResponse(
@@ -34,6 +36,10 @@ class TritonPythonModel:
                 )
             )
         return responses
+
+    def count_execute(self):
+        self.local.count = getattr(self.local, "count", 0) + 1
+        return self.local.count
 
     def finalize(self):
         pass
