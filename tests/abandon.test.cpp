@@ -25,6 +25,7 @@
 #include "support/grpc_fixture.hpp"
 #include "support/grpc_requests.hpp"
 #include "support/http_fixture.hpp"
+#include "support/metrics_text.hpp"
 #include "support/response_collector.hpp"
 #include "support/stuck_backend.hpp"
 #include "support/temp_repository.hpp"
@@ -180,6 +181,40 @@ TEST(abandon, a_server_host_with_a_stuck_model_is_destroyed_on_time) {
   EXPECT_LT(std::chrono::steady_clock::now() - begin, 5s);
   ASSERT_TRUE(c.wait_finals(1, 1s));
   EXPECT_EQ(c.final_response().error.code(), errc::unavailable);
+  latch->release();
+}
+
+TEST(abandon, a_request_handed_on_behind_a_stuck_one_is_answered_at_the_exit_timeout) {
+  // The one instance of a blocking backend holds its next request on its
+  // worker while one runs (model_scheduler's prefetch); when that one never
+  // returns, the request behind it is given up on with it.
+  auto latch = std::make_shared<stuck_latch>();
+  register_stuck_backend("stuck_handed_on", latch);
+  temp_repository repo;
+  repo.add_model("stuck", gate_config("stuck", "stuck_handed_on", 0));
+  auto o = options_for(repo.str());
+  o.exit_timeout = 1;
+  auto host = actors::server_host::start(o);
+  ASSERT_TRUE(host) << host.error().to_string();
+  auto& srv = (*host)->server();
+  response_collector c;
+  srv.infer(fp32_request("stuck", "first", 4, 0.0f, false), c.callback());
+  ASSERT_TRUE(latch->wait_entered(1));
+  srv.infer(fp32_request("stuck", "behind", 4, 0.0f, false), c.callback());
+  ASSERT_TRUE(eventually([&] {
+    return metric_value(srv.metrics_text(), "nv_inference_pending_request_count",
+                        "model=\"stuck\",version=\"1\"")
+           == 1.0;
+  }));
+  auto begin = std::chrono::steady_clock::now();
+  host->reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - begin, 5s);
+  ASSERT_TRUE(c.wait_finals(2, 1s));
+  for (const char* id : {"first", "behind"}) {
+    EXPECT_EQ(c.final_of(id).error.code(), errc::unavailable)
+      << id << ": " << c.final_of(id).error.to_string();
+    EXPECT_EQ(c.of(id).size(), 1u);
+  }
   latch->release();
 }
 

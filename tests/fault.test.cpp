@@ -15,6 +15,8 @@
 #include <gtest/gtest.h>
 
 #include "conch/runtime/backends/registry.hpp"
+#include "support/gate_backend.hpp"
+#include "support/metrics_text.hpp"
 #include "support/model_configs.hpp"
 #include "support/response_collector.hpp"
 #include "support/server_fixture.hpp"
@@ -55,6 +57,25 @@ class crashing_instance final : public be::backend_instance {
     for (auto& job : jobs)
       echo(*job);
   }
+};
+
+// Like crashing_instance, but a request with "crash" waits at a gate first.
+class gated_crashing_instance final : public be::backend_instance {
+ public:
+  explicit gated_crashing_instance(std::shared_ptr<gate> g) : gate_(std::move(g)) {}
+
+  void execute(be::batch& jobs) override {
+    for (auto& job : jobs)
+      if (runtime::find_parameter(job->request().parameters, "crash") != nullptr) {
+        gate_->pass(jobs, std::chrono::seconds{10});
+        throw std::runtime_error("boom: crash requested");
+      }
+    for (auto& job : jobs)
+      echo(*job);
+  }
+
+ private:
+  std::shared_ptr<gate> gate_;
 };
 
 // An instance that returns without answering anything.
@@ -301,6 +322,43 @@ TEST_P(instance_fault, an_instance_crashing_past_its_budget_makes_the_model_unav
   EXPECT_FALSE(after.error.is_ok());
   // Other models are not affected.
   EXPECT_TRUE(submit(srv, fp32_request("bystander", "b")).error.is_ok());
+}
+
+TEST_F(fault, requests_handed_to_an_instance_behind_a_crash_run_on_its_replacement) {
+  // The one instance of a blocking backend is handed its next request while
+  // one runs (model_scheduler's prefetch); when the running one crashes the
+  // instance, that next request never ran and must not fail with it.
+  auto g = std::make_shared<gate>();
+  auto created = register_backend("crashy_gated", [g](const be::instance_context&) {
+    return runtime::result<std::unique_ptr<be::backend_instance>>{
+      std::unique_ptr<be::backend_instance>{std::make_unique<gated_crashing_instance>(g)}};
+  });
+  repo_.add_model("crashy", model_on("crashy", "crashy_gated"));
+  auto srv = serve(3);
+  auto pending = [&] {
+    return metric_value(srv.metrics_text(), "nv_inference_pending_request_count",
+                        "model=\"crashy\",version=\"1\"")
+      .value_or(-1);
+  };
+  response_collector c;
+  srv.infer(with_parameter(small_request("crashy", "c"), "crash", 1), c.callback());
+  ASSERT_TRUE(g->wait_entered(1));
+  srv.infer(small_request("crashy", "b1"), c.callback());
+  ASSERT_TRUE(eventually([&] { return pending() == 1; }));
+  srv.infer(small_request("crashy", "b2"), c.callback());
+  ASSERT_TRUE(eventually([&] { return pending() == 2; }));
+  g->open();
+  ASSERT_TRUE(c.wait_finals(3));
+  auto crashed = c.final_of("c");
+  EXPECT_EQ(crashed.error.code(), errc::internal) << crashed.error.to_string();
+  for (const char* id : {"b1", "b2"}) {
+    auto r = c.final_of(id);
+    ASSERT_TRUE(r.error.is_ok()) << id << ": " << r.error.to_string();
+    EXPECT_EQ(values_of<float>(r.outputs.at(0)), (std::vector<float>{1.0f, 2.0f, 3.0f, 4.0f}));
+    EXPECT_EQ(c.of(id).size(), 1u);
+  }
+  EXPECT_EQ(created->load(), 2);
+  EXPECT_TRUE(eventually([&] { return pending() == 0; }));
 }
 
 TEST_P(instance_fault, an_instance_that_does_not_answer_fails_the_request) {

@@ -14,6 +14,8 @@ using runtime::status;
 struct blocking_instance::backend_box {
   backend_model_ptr model;
   instance_ptr instance;
+  /// A batch threw: the batches queued behind it are not run.
+  bool broken = false;
 };
 
 namespace {
@@ -45,6 +47,22 @@ status create(backend_model_ptr& model, instance_ptr& instance,
   }
 }
 
+// A batch handed on while another ran waited here rather than in the
+// scheduler's queue, where a cancelled request is answered at once: the ones
+// cancelled meanwhile are answered now, and the rest run. The scheduler still
+// reads the batch it handed on, so the rest is a copy.
+bool execute_uncancelled(const instance_runner& runner, const runtime::backends::batch& jobs) {
+  runtime::backends::batch live;
+  live.reserve(jobs.size());
+  for (const auto& job : jobs) {
+    if (job->is_cancelled())
+      job->fail(runtime::cancelled("request cancelled"), runtime::failure_kind::cancelled);
+    else
+      live.push_back(job);
+  }
+  return live.empty() || execute_batch(runner, live);
+}
+
 } // namespace
 
 blocking_instance::blocking_instance(caf::actor_config& cfg, backend_model_ptr model,
@@ -52,7 +70,7 @@ blocking_instance::blocking_instance(caf::actor_config& cfg, backend_model_ptr m
                                      std::shared_ptr<runtime::statistics::model_statistics> stats,
                                      bool decoupled, int32_t max_batch_size)
   : caf::event_based_actor(cfg),
-    box_(std::make_shared<backend_box>(backend_box{std::move(model), nullptr})),
+    box_(std::make_shared<backend_box>(backend_box{std::move(model), nullptr, false})),
     context_(std::move(context)),
     stats_(std::move(stats)),
     worker_(std::make_shared<worker_thread>(describe(stats_.get(), context_))),
@@ -83,7 +101,7 @@ caf::behavior blocking_instance::make_behavior() {
       // aborted scheduler answers.
       if (lent_)
         lent_->close();
-      if (running_ || initializing_ || (lent_ && lent_->busy())) {
+      if (!running_.empty() || initializing_ || (lent_ && lent_->busy())) {
         abandon();
       } else if (finalizing_ && worker_->busy()) {
         // Finalizing the backend has not returned: given up on as well.
@@ -101,7 +119,7 @@ void blocking_instance::on_exit() {
   // and a worker that still runs model code is given up on.
   if (lent_)
     lent_->close();
-  if (running_ || initializing_ || (lent_ && lent_->busy()))
+  if (!running_.empty() || initializing_ || (lent_ && lent_->busy()))
     give_up();
   lent_.reset();
   if (box_) {
@@ -128,16 +146,38 @@ caf::result<status, instance_ptr> blocking_instance::init() {
 }
 
 void blocking_instance::execute(batch_ptr jobs) {
-  running_ = jobs;
+  // Handed on after a batch threw: the scheduler requeues it once this actor
+  // is down.
+  if (exiting_ || !box_)
+    return;
+  std::shared_ptr<std::atomic<bool>> taken;
+  if (!running_.empty())
+    taken = std::make_shared<std::atomic<bool>>(false);
+  running_.push_back({jobs, taken});
   caf::actor_addr me = address();
   worker_->post([me, box = box_, context = context_, stats = stats_, decoupled = decoupled_,
-                 max_batch = max_batch_size_, jobs = std::move(jobs)]() mutable {
-    bool healthy = false;
-    if (box->instance)
+                 max_batch = max_batch_size_, taken, jobs = std::move(jobs)]() mutable {
+    bool healthy = true;
+    if (taken) {
+      if (taken->exchange(true))
+        jobs.reset(); // given up on (give_up) before it came up
+      else
+        stats->on_dequeue(jobs->size());
+    }
+    if (!jobs || box->broken) {
+      // Given up on, or handed on behind a batch that threw (the scheduler
+      // requeues it): not run.
+    } else if (box->instance && taken) {
+      healthy = execute_uncancelled({*box->instance, context, *stats, decoupled, max_batch}, *jobs);
+    } else if (box->instance) {
       healthy = execute_batch({*box->instance, context, *stats, decoupled, max_batch}, *jobs);
-    else
+    } else {
+      healthy = false;
       for (auto& job : *jobs)
         job->fail(runtime::internal_error("instance '" + context.name + "' is not initialized"));
+    }
+    if (!healthy)
+      box->broken = true;
     jobs.reset();
     if (auto self = caf::actor_cast<caf::actor>(me))
       caf::anon_send(self, done_atom_v, healthy);
@@ -145,7 +185,8 @@ void blocking_instance::execute(batch_ptr jobs) {
 }
 
 void blocking_instance::on_executed(bool healthy) {
-  running_.reset();
+  if (!running_.empty())
+    running_.pop_front();
   if (!healthy) {
     // The backend threw: a fresh instance replaces this one.
     exit_reason_ = caf::make_error(caf::sec::runtime_error);
@@ -154,7 +195,8 @@ void blocking_instance::on_executed(bool healthy) {
     return;
   }
   if (exiting_) {
-    finalize();
+    if (running_.empty())
+      finalize();
     return;
   }
   // One credit back: the scheduler may hand this instance its next batch.
@@ -166,8 +208,9 @@ void blocking_instance::on_exit_message(caf::error reason) {
     return;
   exiting_ = true;
   exit_reason_ = std::move(reason);
-  // A batch or an initialization that runs finishes first (or is abandoned).
-  if (!running_ && !initializing_)
+  // The batches and an initialization that run finish first (or are
+  // abandoned).
+  if (running_.empty() && !initializing_)
     finalize();
 }
 
@@ -195,15 +238,20 @@ void blocking_instance::abandon() {
 void blocking_instance::give_up() {
   auto st = runtime::unavailable("Exit timeout expired: model instance '" + context_.name
                                  + "' did not return, request abandoned");
-  if (running_) {
-    for (auto& job : *running_)
-      job->abandon(st);
+  if (!running_.empty()) {
+    for (auto& batch : running_) {
+      // One the worker has not taken up leaves the queue count now.
+      if (batch.taken && !batch.taken->exchange(true) && stats_)
+        stats_->on_dequeue(batch.jobs->size());
+      for (auto& job : *batch.jobs)
+        job->abandon(st);
+    }
     // The instance is set before any batch runs, so reading it here races
     // with nothing; the backend may be able to make its code return.
     if (box_ && box_->instance)
       box_->instance->interrupt();
   }
-  running_.reset();
+  running_.clear();
   // A request a lessee posted to the worker is given up on the same way.
   if (auto job = lent_ ? lent_->take_posted() : nullptr) {
     job->abandon(st);

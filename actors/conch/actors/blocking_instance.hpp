@@ -1,5 +1,7 @@
 #pragma once
 
+#include <atomic>
+#include <deque>
 #include <memory>
 
 #include <caf/event_based_actor.hpp>
@@ -18,7 +20,11 @@ namespace conch::actors {
 /// speaks the protocol of instance_actor: `init_atom` creates the instance
 /// (answering the status and no lendable instance), `execute_atom` runs a
 /// batch and answers `done_atom` to the scheduler, a backend that throws ends
-/// the actor with an error. Its instance, once created, is answered as a
+/// the actor with an error. The scheduler may hand it a second batch while
+/// one runs (model_scheduler's prefetch): the worker takes it up as soon as
+/// the first returns, and after a batch whose backend threw it runs none
+/// (the scheduler requeues what it had handed on). Its instance, once
+/// created, is answered as a
 /// worker_instance: the scheduler may lend it to the direct lane, whose
 /// lessees post their requests to this worker.
 ///
@@ -58,7 +64,15 @@ class blocking_instance : public caf::event_based_actor {
   std::shared_ptr<worker_instance> lent_;
   caf::response_promise init_rp_;
   caf::actor scheduler_;
-  batch_ptr running_;
+  /// A batch handed to the worker and not returned yet. One handed on while
+  /// another ran counts as queued until the worker takes it up, or until it
+  /// is given up on, whichever comes first (`taken`).
+  struct handed_batch {
+    batch_ptr jobs;
+    std::shared_ptr<std::atomic<bool>> taken;
+  };
+  /// Oldest first.
+  std::deque<handed_batch> running_;
   caf::error exit_reason_;
   bool decoupled_;
   int32_t max_batch_size_;

@@ -141,27 +141,31 @@ void model_scheduler::dispatch() {
   if (!queue_.empty() && lent_ > 0)
     recall();
   while (!idle_.empty() && !queue_.empty()) {
-    auto t = now();
-    auto d = queue_.next(t);
-    for (auto& job : d.timed_out) {
-      spec_.stats->on_dequeue(1);
-      job->fail(runtime::unavailable("Request timeout expired"), failure_kind::rejected);
-    }
-    if (d.jobs.empty()) {
-      if (d.wake_at_ns != 0)
-        arm_timer(d.wake_at_ns);
+    auto jobs = take_batch();
+    if (jobs.empty())
       break;
-    }
     auto index = idle_.back();
     idle_.pop_back();
-    spec_.stats->on_dequeue(d.jobs.size());
-    run_batch(index, std::move(d.jobs));
-    if (d.wake_at_ns != 0)
-      arm_timer(d.wake_at_ns);
+    run_batch(index, std::move(jobs));
   }
+  if (prefetch_)
+    prefetch();
   if (auto deadline = queue_.next_deadline(); deadline != 0)
     arm_timer(deadline);
   lend_idle();
+}
+
+runtime::backends::batch model_scheduler::take_batch(bool counted_out) {
+  auto d = queue_.next(now());
+  for (auto& job : d.timed_out) {
+    spec_.stats->on_dequeue(1);
+    job->fail(runtime::unavailable("Request timeout expired"), failure_kind::rejected);
+  }
+  if (d.wake_at_ns != 0)
+    arm_timer(d.wake_at_ns);
+  if (counted_out && !d.jobs.empty())
+    spec_.stats->on_dequeue(d.jobs.size());
+  return std::move(d.jobs);
 }
 
 void model_scheduler::run_batch(size_t index, runtime::backends::batch jobs) {
@@ -170,6 +174,35 @@ void model_scheduler::run_batch(size_t index, runtime::backends::batch jobs) {
   // The instance answers with done_atom (its credit); if it dies instead, its
   // down message restarts it.
   send(slot.handle, execute_atom_v, slot.running);
+}
+
+void model_scheduler::prefetch() {
+  for (auto& slot : slots_) {
+    if (queue_.empty())
+      return;
+    if (!slot.handle || !slot.ready || !slot.running || slot.next)
+      continue;
+    auto jobs = take_batch(false);
+    if (jobs.empty())
+      return;
+    slot.next = std::make_shared<runtime::backends::batch>(std::move(jobs));
+    send(slot.handle, execute_atom_v, slot.next);
+  }
+}
+
+void model_scheduler::requeue(runtime::backends::batch& jobs, const std::string& instance) {
+  for (auto& job : jobs) {
+    if (job->completed())
+      continue;
+    // Without an instance to come, a drain would wait for it in vain.
+    auto st = draining_ ? runtime::internal_error("model instance '" + instance + "' crashed")
+                        : queue_.enqueue(job, now());
+    if (!st) {
+      job->fail(std::move(st), failure_kind::backend);
+      continue;
+    }
+    spec_.stats->on_enqueue();
+  }
 }
 
 void model_scheduler::on_done(size_t index, const caf::strong_actor_ptr& sender) {
@@ -182,11 +215,13 @@ void model_scheduler::on_done(size_t index, const caf::strong_actor_ptr& sender)
     for (auto& job : *slot.running)
       if (!job->completed())
         outstanding_.push_back(job);
-  slot.running.reset();
+  // The batch handed on runs now.
+  slot.running = std::exchange(slot.next, nullptr);
   // Completed jobs are pruned now and then, so the list stays short.
   if (outstanding_.size() >= 64)
     outstanding_left();
-  idle_.push_back(index);
+  if (!slot.running)
+    idle_.push_back(index);
   dispatch();
   maybe_finish_drain();
 }
@@ -196,6 +231,13 @@ void model_scheduler::expire_and_cancel(uint64_t t) {
     spec_.stats->on_dequeue(1);
     job->fail(runtime::cancelled("request cancelled"), failure_kind::cancelled);
   }
+  // A job handed on waits on its instance's worker, which skips it once it
+  // is answered; it counts as pending until the worker passes it.
+  for (auto& slot : slots_)
+    if (slot.next)
+      for (auto& job : *slot.next)
+        if (job->is_cancelled() && !job->completed())
+          job->fail(runtime::cancelled("request cancelled"), failure_kind::cancelled);
   for (auto& job : queue_.take_expired(t)) {
     spec_.stats->on_dequeue(1);
     job->fail(runtime::unavailable("Request timeout expired"), failure_kind::rejected);
@@ -252,10 +294,16 @@ void model_scheduler::abort_all() {
   }
   fail_queued(runtime::unavailable("Exit timeout expired: request abandoned"),
               failure_kind::other);
-  for (auto& slot : slots_)
+  for (auto& slot : slots_) {
     if (slot.running)
       for (auto& job : *slot.running)
         job->cancel();
+    // A batch handed on is answered as a queued one: its instance skips it.
+    if (slot.next)
+      for (auto& job : *slot.next)
+        job->fail(runtime::unavailable("Exit timeout expired: request abandoned"),
+                  failure_kind::other);
+  }
   for (auto& weak : outstanding_)
     if (auto job = weak.lock())
       job->cancel();
@@ -327,6 +375,9 @@ void model_scheduler::on_instance_down(const caf::down_msg& msg) {
                   failure_kind::backend);
     slot.running.reset();
   }
+  // A batch handed on behind the one that crashed never ran (blocking_instance).
+  if (auto next = std::exchange(slot.next, nullptr))
+    requeue(*next, slot.context.name);
   if (slot.lent) {
     bool leased = !spec_.lane->reclaim(index);
     if (leased && !(aborted_ && slot.worker)) {

@@ -36,7 +36,10 @@ struct scheduler_spec {
 
 /// Serves one model version: loads its backend and instances (`init_atom`),
 /// queues and batches jobs, hands each idle instance one batch at a time
-/// (its credit), reorders responses when the configuration asks for it,
+/// (its credit), or two to the one instance of a blocking backend that does
+/// not batch dynamically (`prefetch_`: its worker starts the next request the
+/// moment the last returns, rather than a round trip through this actor
+/// later), reorders responses when the configuration asks for it,
 /// cancels queued jobs, and drains on `stop_atom` (or cancels everything on
 /// `abort_atom`). Ends with an error when its instances keep crashing.
 ///
@@ -56,6 +59,8 @@ class model_scheduler : public caf::event_based_actor {
     caf::actor handle;
     runtime::backends::instance_context context;
     batch_ptr running;
+    /// The batch handed on while `running` runs (prefetch), or null.
+    batch_ptr next;
     /// The backend instance, once ready: what the direct lane runs.
     instance_ptr instance;
     /// The instance as a blocking_instance lends it (runs on its worker).
@@ -86,6 +91,14 @@ class model_scheduler : public caf::event_based_actor {
   void admit(runtime::job_ptr job);
   void dispatch();
   void run_batch(size_t index, runtime::backends::batch jobs);
+  /// Hands a busy instance its next batch (prefetch_), while work is queued.
+  void prefetch();
+  /// Takes the next batch the queue releases; empty when none is due. A
+  /// batch handed on (`counted_out` false) leaves the pending count when the
+  /// instance takes it up (blocking_instance).
+  runtime::backends::batch take_batch(bool counted_out = true);
+  /// Puts back the jobs of a batch an instance was handed but never ran.
+  void requeue(runtime::backends::batch& jobs, const std::string& instance);
   void on_done(size_t index, const caf::strong_actor_ptr& sender);
   void expire_and_cancel(uint64_t now);
   void arm_timer(uint64_t wake_at);
@@ -144,6 +157,7 @@ class model_scheduler : public caf::event_based_actor {
   bool ready_ = false;
   bool draining_ = false;
   bool decoupled_ = false;
+  bool prefetch_ = false;
 };
 
 } // namespace conch::actors

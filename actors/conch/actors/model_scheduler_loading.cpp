@@ -66,6 +66,11 @@ void model_scheduler::on_model_loaded(backend_model_ptr model, status st) {
   model_ = std::move(model);
   auto contexts = instance_contexts(*config_);
   slots_.resize(contexts.size());
+  // A second batch waits on the instance's worker only where no other
+  // instance could have run it sooner and no dynamic batcher would have
+  // grown it meanwhile.
+  prefetch_ = spec_.allow_detached && model_->blocking() && slots_.size() == 1
+              && !queue_.config().dynamic;
   for (size_t i = 0; i < contexts.size(); ++i) {
     slots_[i].context = contexts[i];
     spawn_instance(i);
