@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <caf/scoped_actor.hpp>
@@ -59,23 +60,36 @@ class crashing_instance final : public be::backend_instance {
   }
 };
 
-// Like crashing_instance, but a request with "crash" waits at a gate first.
+// Like crashing_instance, but a request with "crash" waits at a gate first,
+// and after it threw the instance fails whatever it is still given: a
+// request must never run on an instance whose backend threw. Records the
+// ids it echoed, in order.
 class gated_crashing_instance final : public be::backend_instance {
  public:
-  explicit gated_crashing_instance(std::shared_ptr<gate> g) : gate_(std::move(g)) {}
+  gated_crashing_instance(std::shared_ptr<gate> g, std::shared_ptr<std::vector<std::string>> ran)
+    : gate_(std::move(g)), ran_(std::move(ran)) {}
 
   void execute(be::batch& jobs) override {
-    for (auto& job : jobs)
-      if (runtime::find_parameter(job->request().parameters, "crash") != nullptr) {
+    for (auto& job : jobs) {
+      if (threw_)
+        job->fail(runtime::internal_error("ran on an instance that crashed"));
+      else if (runtime::find_parameter(job->request().parameters, "crash") != nullptr) {
         gate_->pass(jobs, std::chrono::seconds{10});
+        threw_ = true;
         throw std::runtime_error("boom: crash requested");
       }
+    }
     for (auto& job : jobs)
-      echo(*job);
+      if (!job->completed()) {
+        ran_->push_back(job->request().id);
+        echo(*job);
+      }
   }
 
  private:
   std::shared_ptr<gate> gate_;
+  std::shared_ptr<std::vector<std::string>> ran_;
+  bool threw_ = false;
 };
 
 // An instance that returns without answering anything.
@@ -329,9 +343,10 @@ TEST_F(fault, requests_handed_to_an_instance_behind_a_crash_run_on_its_replaceme
   // one runs (model_scheduler's prefetch); when the running one crashes the
   // instance, that next request never ran and must not fail with it.
   auto g = std::make_shared<gate>();
-  auto created = register_backend("crashy_gated", [g](const be::instance_context&) {
+  auto ran = std::make_shared<std::vector<std::string>>();
+  auto created = register_backend("crashy_gated", [g, ran](const be::instance_context&) {
     return runtime::result<std::unique_ptr<be::backend_instance>>{
-      std::unique_ptr<be::backend_instance>{std::make_unique<gated_crashing_instance>(g)}};
+      std::unique_ptr<be::backend_instance>{std::make_unique<gated_crashing_instance>(g, ran)}};
   });
   repo_.add_model("crashy", model_on("crashy", "crashy_gated"));
   auto srv = serve(3);
@@ -357,8 +372,40 @@ TEST_F(fault, requests_handed_to_an_instance_behind_a_crash_run_on_its_replaceme
     EXPECT_EQ(values_of<float>(r.outputs.at(0)), (std::vector<float>{1.0f, 2.0f, 3.0f, 4.0f}));
     EXPECT_EQ(c.of(id).size(), 1u);
   }
+  // Each ran once, on the replacement, in the order they came.
+  EXPECT_EQ(*ran, (std::vector<std::string>{"b1", "b2"}));
   EXPECT_EQ(created->load(), 2);
   EXPECT_TRUE(eventually([&] { return pending() == 0; }));
+}
+
+TEST_F(fault, the_pending_count_of_a_busy_single_instance_model_returns_to_zero) {
+  // Several clients keep the one instance of a blocking backend busy, so the
+  // scheduler hands it batches while it runs one, and some arrive just as it
+  // finished: every request still leaves the pending count exactly once.
+  register_backend("echo_blocking", [](const be::instance_context&) {
+    return runtime::result<std::unique_ptr<be::backend_instance>>{
+      std::unique_ptr<be::backend_instance>{std::make_unique<crashing_instance>()}};
+  });
+  repo_.add_model("busy", model_on("busy", "echo_blocking"));
+  auto srv = serve();
+  std::atomic<int> failed{0};
+  std::vector<std::thread> clients;
+  for (int t = 0; t < 6; ++t)
+    clients.emplace_back([&, t] {
+      for (int i = 0; i < 300; ++i)
+        if (!infer_sync(srv, small_request("busy", std::to_string(t) + "-" + std::to_string(i)))
+               .error.is_ok())
+          ++failed;
+    });
+  for (auto& c : clients)
+    c.join();
+  EXPECT_EQ(failed.load(), 0);
+  auto pending = [&] {
+    return metric_value(srv.metrics_text(), "nv_inference_pending_request_count",
+                        "model=\"busy\",version=\"1\"")
+      .value_or(-1);
+  };
+  EXPECT_TRUE(eventually([&] { return pending() == 0; })) << pending();
 }
 
 TEST_P(instance_fault, an_instance_that_does_not_answer_fails_the_request) {

@@ -49,12 +49,15 @@ status create(backend_model_ptr& model, instance_ptr& instance,
 
 // A batch handed on while another ran waited here rather than in the
 // scheduler's queue, where a cancelled request is answered at once: the ones
-// cancelled meanwhile are answered now, and the rest run. The scheduler still
+// cancelled meanwhile are answered now (unless the scheduler did), and the
+// rest run. The scheduler still
 // reads the batch it handed on, so the rest is a copy.
 bool execute_uncancelled(const instance_runner& runner, const runtime::backends::batch& jobs) {
   runtime::backends::batch live;
   live.reserve(jobs.size());
   for (const auto& job : jobs) {
+    if (job->completed())
+      continue; // answered by the scheduler meanwhile
     if (job->is_cancelled())
       job->fail(runtime::cancelled("request cancelled"), runtime::failure_kind::cancelled);
     else
@@ -92,7 +95,11 @@ caf::behavior blocking_instance::make_behavior() {
     },
     [this](execute_atom, batch_ptr& jobs) {
       scheduler_ = caf::actor_cast<caf::actor>(current_sender());
-      execute(std::move(jobs));
+      execute(std::move(jobs), nullptr);
+    },
+    [this](execute_atom, batch_ptr& jobs, handed_flag& taken) {
+      scheduler_ = caf::actor_cast<caf::actor>(current_sender());
+      execute(std::move(jobs), std::move(taken));
     },
     [this](done_atom, bool healthy) { on_executed(healthy); },
     [this](stopped_atom) { quit(exit_reason_); },
@@ -145,14 +152,11 @@ caf::result<status, instance_ptr> blocking_instance::init() {
   return init_rp_;
 }
 
-void blocking_instance::execute(batch_ptr jobs) {
-  // Handed on after a batch threw: the scheduler requeues it once this actor
-  // is down.
+void blocking_instance::execute(batch_ptr jobs, handed_flag taken) {
+  // Handed on after a batch threw: the scheduler takes it back once this
+  // actor is down.
   if (exiting_ || !box_)
     return;
-  std::shared_ptr<std::atomic<bool>> taken;
-  if (!running_.empty())
-    taken = std::make_shared<std::atomic<bool>>(false);
   running_.push_back({jobs, taken});
   caf::actor_addr me = address();
   worker_->post([me, box = box_, context = context_, stats = stats_, decoupled = decoupled_,

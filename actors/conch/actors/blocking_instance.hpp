@@ -23,7 +23,8 @@ namespace conch::actors {
 /// the actor with an error. The scheduler may hand it a second batch while
 /// one runs (model_scheduler's prefetch): the worker takes it up as soon as
 /// the first returns, and after a batch whose backend threw it runs none
-/// (the scheduler requeues what it had handed on). Its instance, once
+/// (the scheduler requeues what it had handed on, `execute_atom` with the
+/// batch's handed_flag). Its instance, once
 /// created, is answered as a
 /// worker_instance: the scheduler may lend it to the direct lane, whose
 /// lessees post their requests to this worker.
@@ -47,7 +48,7 @@ class blocking_instance : public caf::event_based_actor {
   struct backend_box;
 
   caf::result<runtime::status, instance_ptr> init();
-  void execute(batch_ptr jobs);
+  void execute(batch_ptr jobs, handed_flag taken);
   void on_executed(bool healthy);
   void on_exit_message(caf::error reason);
   void finalize();
@@ -69,7 +70,7 @@ class blocking_instance : public caf::event_based_actor {
   /// is given up on, whichever comes first (`taken`).
   struct handed_batch {
     batch_ptr jobs;
-    std::shared_ptr<std::atomic<bool>> taken;
+    handed_flag taken; // null for a batch the scheduler counted out
   };
   /// Oldest first.
   std::deque<handed_batch> running_;

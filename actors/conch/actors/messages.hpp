@@ -9,6 +9,8 @@
 #include <vector>
 
 #include <caf/allowed_unsafe_message_type.hpp>
+#include <atomic>
+
 #include <caf/atom.hpp>
 #include <caf/type_id.hpp>
 
@@ -51,6 +53,11 @@ namespace conch::actors {
 /// The jobs handed to an instance in one execution.
 using batch_ptr = std::shared_ptr<runtime::backends::batch>;
 
+/// Set by whichever takes a batch handed on behind another first: the
+/// instance's worker as it comes up, or the scheduler or the instance giving
+/// up on it. That one takes the batch off the pending count.
+using handed_flag = std::shared_ptr<std::atomic<bool>>;
+
 /// A loaded backend model, shared by the instances of one version.
 using backend_model_ptr = std::shared_ptr<runtime::backends::backend_model>;
 
@@ -67,6 +74,7 @@ struct held_response {
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(conch::runtime::job_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(conch::actors::batch_ptr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(conch::actors::handed_flag)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(conch::actors::backend_model_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(conch::actors::instance_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(conch::actors::held_response)

@@ -186,17 +186,26 @@ void model_scheduler::prefetch() {
     if (jobs.empty())
       return;
     slot.next = std::make_shared<runtime::backends::batch>(std::move(jobs));
-    send(slot.handle, execute_atom_v, slot.next);
+    slot.next_taken = std::make_shared<std::atomic<bool>>(false);
+    send(slot.handle, execute_atom_v, slot.next, slot.next_taken);
   }
 }
 
+bool model_scheduler::take_back(instance_slot& slot) {
+  if (!slot.next_taken || slot.next_taken->exchange(true))
+    return false;
+  spec_.stats->on_dequeue(slot.next->size());
+  return true;
+}
+
 void model_scheduler::requeue(runtime::backends::batch& jobs, const std::string& instance) {
-  for (auto& job : jobs) {
+  for (auto i = jobs.rbegin(); i != jobs.rend(); ++i) {
+    auto& job = *i;
     if (job->completed())
       continue;
     // Without an instance to come, a drain would wait for it in vain.
     auto st = draining_ ? runtime::internal_error("model instance '" + instance + "' crashed")
-                        : queue_.enqueue(job, now());
+                        : queue_.return_to_front(job, now());
     if (!st) {
       job->fail(std::move(st), failure_kind::backend);
       continue;
@@ -217,6 +226,7 @@ void model_scheduler::on_done(size_t index, const caf::strong_actor_ptr& sender)
         outstanding_.push_back(job);
   // The batch handed on runs now.
   slot.running = std::exchange(slot.next, nullptr);
+  slot.next_taken.reset();
   // Completed jobs are pruned now and then, so the list stays short.
   if (outstanding_.size() >= 64)
     outstanding_left();
@@ -234,7 +244,7 @@ void model_scheduler::expire_and_cancel(uint64_t t) {
   // A job handed on waits on its instance's worker, which skips it once it
   // is answered; it counts as pending until the worker passes it.
   for (auto& slot : slots_)
-    if (slot.next)
+    if (slot.next && !slot.next_taken->load())
       for (auto& job : *slot.next)
         if (job->is_cancelled() && !job->completed())
           job->fail(runtime::cancelled("request cancelled"), failure_kind::cancelled);
@@ -298,11 +308,15 @@ void model_scheduler::abort_all() {
     if (slot.running)
       for (auto& job : *slot.running)
         job->cancel();
-    // A batch handed on is answered as a queued one: its instance skips it.
-    if (slot.next)
+    // A batch handed on is answered as a queued one (its instance skips it),
+    // unless it runs already.
+    if (slot.next && take_back(slot))
       for (auto& job : *slot.next)
         job->fail(runtime::unavailable("Exit timeout expired: request abandoned"),
                   failure_kind::other);
+    else if (slot.next)
+      for (auto& job : *slot.next)
+        job->cancel();
   }
   for (auto& weak : outstanding_)
     if (auto job = weak.lock())
@@ -376,8 +390,12 @@ void model_scheduler::on_instance_down(const caf::down_msg& msg) {
     slot.running.reset();
   }
   // A batch handed on behind the one that crashed never ran (blocking_instance).
-  if (auto next = std::exchange(slot.next, nullptr))
+  if (slot.next) {
+    take_back(slot);
+    auto next = std::exchange(slot.next, nullptr);
+    slot.next_taken.reset();
     requeue(*next, slot.context.name);
+  }
   if (slot.lent) {
     bool leased = !spec_.lane->reclaim(index);
     if (leased && !(aborted_ && slot.worker)) {

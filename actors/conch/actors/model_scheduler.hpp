@@ -59,8 +59,10 @@ class model_scheduler : public caf::event_based_actor {
     caf::actor handle;
     runtime::backends::instance_context context;
     batch_ptr running;
-    /// The batch handed on while `running` runs (prefetch), or null.
+    /// The batch handed on while `running` runs (prefetch), or null, and who
+    /// took it first (see handed_flag).
     batch_ptr next;
+    handed_flag next_taken;
     /// The backend instance, once ready: what the direct lane runs.
     instance_ptr instance;
     /// The instance as a blocking_instance lends it (runs on its worker).
@@ -97,7 +99,11 @@ class model_scheduler : public caf::event_based_actor {
   /// batch handed on (`counted_out` false) leaves the pending count when the
   /// instance takes it up (blocking_instance).
   runtime::backends::batch take_batch(bool counted_out = true);
-  /// Puts back the jobs of a batch an instance was handed but never ran.
+  /// Takes the batch handed on to `slot` back off the pending count, unless
+  /// its instance's worker took it up first; true when this did.
+  bool take_back(instance_slot& slot);
+  /// Puts back, in order and at the head of the queue, the jobs of a batch
+  /// an instance was handed but never ran.
   void requeue(runtime::backends::batch& jobs, const std::string& instance);
   void on_done(size_t index, const caf::strong_actor_ptr& sender);
   void expire_and_cancel(uint64_t now);

@@ -48,14 +48,12 @@ worker_thread::~worker_thread() {
     return;
   }
   abandon();
-  // Still joinable only when the thread had ended: joining waits for nothing,
-  // unless this is that thread (its on_exit let go of the last owner).
-  if (thread_.joinable()) {
-    if (thread_.get_id() == std::this_thread::get_id())
-      thread_.detach();
-    else
-      thread_.join();
-  }
+  // Still joinable only when the thread had left its loop. It is not waited
+  // for even then: what it runs at its very end (thread-local destructors,
+  // such as the Python thread state it gives back under the GIL) must not
+  // hold the thread that lets go of it, which may be an actor's.
+  if (thread_.joinable())
+    thread_.detach();
 }
 
 bool worker_thread::post(std::function<void()> task) {

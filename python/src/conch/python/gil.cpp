@@ -118,18 +118,19 @@ bool arm_releaser(deferred_queue& q, bool urgent) {
 }
 
 // Keeps a thread's state alive between its entries (gil.hpp, rule 2) by one
-// gilstate count of its own, given back when the thread ends.
+// gilstate count of its own, given back when the thread ends: only if that
+// state is still the thread's (an interpreter finalized and initialized
+// again in between deleted it with every other one).
 struct kept_thread_state {
-  bool kept = false;
+  PyThreadState* kept = nullptr;
 
   ~kept_thread_state() {
-    if (!kept || !interpreter_alive())
+    if (kept == nullptr || !interpreter_alive() || PyGILState_GetThisThreadState() != kept)
       return; // finalization deletes the state with every other one
     try {
-      PyGILState_STATE state = PyGILState_Ensure();  // count 2, the GIL taken
-      PyGILState_Release(PyGILState_LOCKED);         // count 1, the GIL kept
-      (void) state;                                  // UNLOCKED: it was not held
-      PyGILState_Release(PyGILState_UNLOCKED);       // count 0: deleted, GIL freed
+      (void) PyGILState_Ensure();               // count 2, the GIL taken
+      PyGILState_Release(PyGILState_LOCKED);    // count 1, the GIL kept
+      PyGILState_Release(PyGILState_UNLOCKED);  // count 0: deleted, the GIL freed
     } catch (abi::__forced_unwind&) {
       park_forever(); // the interpreter began finalizing after the check
     }
@@ -143,9 +144,9 @@ thread_local kept_thread_state this_thread_state;
 PyGILState_STATE enter_gil() noexcept(false) {
   bool fresh = PyGILState_GetThisThreadState() == nullptr;
   PyGILState_STATE state = PyGILState_Ensure();
-  if (fresh && !this_thread_state.kept) {
+  if (fresh) {
     (void) PyGILState_Ensure(); // the count this thread keeps until it ends
-    this_thread_state.kept = true;
+    this_thread_state.kept = PyGILState_GetThisThreadState();
   }
   return state;
 }

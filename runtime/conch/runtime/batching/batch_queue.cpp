@@ -105,22 +105,34 @@ batch_queue::batch_queue(batcher_config config)
 
 // -- queueing ---------------------------------------------------------------
 
-status batch_queue::enqueue(job_ptr job, uint64_t now_ns) {
+status batch_queue::enqueue(job_ptr job, uint64_t now_ns) { return place(std::move(job), now_ns, false); }
+
+status batch_queue::return_to_front(job_ptr job, uint64_t now_ns) {
+  return place(std::move(job), now_ns, true);
+}
+
+status batch_queue::place(job_ptr job, uint64_t now_ns, bool front) {
   const inference_request& request = job->request();
   const size_t items = job_batch_size(*job, config_.max_batch_size);
   if (items > max_items_)
     return invalid_argument(request_prefix(request) + "inference request batch-size must be <= "
                             + std::to_string(max_items_) + " for '" + request.model_name + "'");
   level& lv = level_for(level_number(request.priority));
-  if (lv.policy.max_queue_size != 0 && lv.size() >= lv.policy.max_queue_size)
+  if (!front && lv.policy.max_queue_size != 0 && lv.size() >= lv.policy.max_queue_size)
     return unavailable(request_prefix(request) + "Exceeds maximum queue size");
-  const uint64_t timeout_us = effective_timeout_us(lv.policy, request.timeout_us);
+  // A job put back waited its turn already: it is not timed again (which also
+  // keeps the earliest deadline of a level at its front).
+  const uint64_t timeout_us = front ? 0 : effective_timeout_us(lv.policy, request.timeout_us);
   const uint64_t deadline = timeout_us == 0 ? 0 : saturating_add(now_ns, micros_to_nanos(timeout_us));
   // A job that went through another queue first keeps its first stamp, so
   // that its queue time covers the whole wait.
   if (job->times().queue_start == 0)
     job->times().queue_start = now_ns;
-  lv.ready.push_back(entry{std::move(job), deadline, now_ns, items});
+  entry e{std::move(job), deadline, now_ns, items};
+  if (front)
+    lv.ready.push_front(std::move(e));
+  else
+    lv.ready.push_back(std::move(e));
   if (deadline != 0) {
     ++lv.timed;
     ++timed_;
@@ -193,9 +205,14 @@ uint64_t batch_queue::next_deadline() const noexcept {
     if (lv.timed == 0)
       continue;
     // Without overrides every job of a level has the same timeout, so the
-    // deadlines grow with arrival and the front holds the earliest.
+    // deadlines grow with arrival and the first timed job holds the earliest
+    // (only jobs put back at the front have none).
     if (!lv.policy.allow_timeout_override) {
-      result = earliest(result, lv.ready.front().deadline_ns);
+      for (const auto& e : lv.ready)
+        if (e.deadline_ns != 0) {
+          result = earliest(result, e.deadline_ns);
+          break;
+        }
       continue;
     }
     for (const auto& e : lv.ready)
@@ -243,10 +260,14 @@ void batch_queue::expire(uint64_t now_ns, std::vector<job_ptr>& timed_out) {
 void batch_queue::expire_level(level& lv, uint64_t now_ns, std::vector<job_ptr>& timed_out) {
   auto expired = [now_ns](const entry& e) { return e.deadline_ns != 0 && now_ns >= e.deadline_ns; };
   if (!lv.policy.allow_timeout_override) {
-    // Deadlines grow with arrival here: the expired jobs form a prefix.
-    while (!lv.ready.empty() && expired(lv.ready.front())) {
-      entry e = std::move(lv.ready.front());
-      lv.ready.pop_front();
+    // Deadlines grow with arrival here: the expired jobs form a prefix, once
+    // past the untimed jobs put back at the front (return_to_front).
+    size_t first = 0;
+    while (first < lv.ready.size() && lv.ready[first].deadline_ns == 0)
+      ++first;
+    while (first < lv.ready.size() && expired(lv.ready[first])) {
+      entry e = std::move(lv.ready[first]);
+      lv.ready.erase(lv.ready.begin() + static_cast<std::ptrdiff_t>(first));
       expire_entry(lv, std::move(e), timed_out);
     }
     return;

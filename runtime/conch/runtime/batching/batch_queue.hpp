@@ -57,6 +57,13 @@ class batch_queue {
   /// allocation beyond the deque's amortised growth.
   status enqueue(job_ptr job, uint64_t now_ns);
 
+  /// Puts back at the head of its level a job taken out by `next` that never
+  /// ran (its instance crashed before it came up), ahead of every job queued
+  /// at that level, with no size limit and no queue timeout: it had its place
+  /// and its wait already. Fails only
+  /// as `enqueue` does for a job larger than max_batch_size.
+  status return_to_front(job_ptr job, uint64_t now_ns);
+
   /// Applies queue timeouts and picks the next batch; called when an instance
   /// can take work. Cancelled jobs are left alone (see `take_cancelled`).
   decision next(uint64_t now_ns);
@@ -121,6 +128,7 @@ class batch_queue {
 
   // -- helpers ---------------------------------------------------------------
 
+  status place(job_ptr job, uint64_t now_ns, bool front);
   uint64_t level_number(uint64_t priority) const noexcept;
   level& level_for(uint64_t number);
   void expire(uint64_t now_ns, std::vector<job_ptr>& timed_out);

@@ -97,6 +97,34 @@ TEST(batch_queue, stamps_the_queue_start_once) {
   EXPECT_EQ(requeued->times().queue_start, 5u);
 }
 
+TEST(batch_queue, a_job_returned_to_the_front_goes_first_even_past_a_full_level) {
+  batcher_config c;
+  c.max_batch_size = 8;
+  c.default_policy.max_queue_size = 2;
+  batch_queue q(c);
+  enqueue_ok(q, {"a"}, t0);
+  enqueue_ok(q, {"b"}, t0);
+  auto back = make_job({"back"});
+  EXPECT_FALSE(q.enqueue(back, t0).is_ok()); // the level is full for new jobs
+  ASSERT_TRUE(q.return_to_front(back, t0 + 1).is_ok());
+  EXPECT_EQ(q.size(), 3u);
+  for (const char* id : {"back", "a", "b"})
+    EXPECT_EQ(ids(q.next(t0 + 10).jobs), names{id});
+}
+
+TEST(batch_queue, a_job_returned_to_the_front_is_not_timed_again) {
+  auto c = dynamic_config(8, {}, 0);
+  c.default_policy.default_timeout_us = 100;
+  batch_queue q(c);
+  enqueue_ok(q, {"queued"}, t0);
+  ASSERT_TRUE(q.return_to_front(make_job({"back"}), t0 + 1).is_ok());
+  // Past the timeout of the job queued first, only that one times out.
+  auto d = q.next(t0 + 200 * us);
+  EXPECT_EQ(ids(d.timed_out), names{"queued"});
+  EXPECT_EQ(ids(d.jobs), names{"back"});
+  EXPECT_TRUE(q.empty());
+}
+
 TEST(batch_queue, rejects_a_job_larger_than_max_batch_size) {
   batch_queue q(dynamic_config(4, {}, 0));
   auto s = q.enqueue(make_job({"big", 0, 0, 5}), t0);

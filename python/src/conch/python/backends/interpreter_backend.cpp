@@ -98,6 +98,11 @@ class executing_scope {
     state_.thread = PyThread_get_thread_ident();
   }
   ~executing_scope() {
+    // An ExecutionAbandoned set but not raised yet (execute() returned first)
+    // would go off in the next Python code of this thread, which keeps its
+    // state between executions (gil.hpp, rule 2): it is withdrawn.
+    if (state_.raised)
+      PyThreadState_SetAsyncExc(state_.thread, nullptr);
     state_.thread = 0;
     if (std::exchange(state_.raised, false))
       interrupted_executions.fetch_sub(1);
