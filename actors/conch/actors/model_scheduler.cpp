@@ -127,6 +127,12 @@ void model_scheduler::admit(runtime::job_ptr job) {
     job->set_sequence(next_sequence_++);
     job->set_router(router_);
   }
+  // Cancelled on its way here: it must not reach an instance that is idle
+  // now, before the cancellation's own message does.
+  if (job->is_cancelled()) {
+    job->fail(runtime::cancelled("request cancelled"), failure_kind::cancelled);
+    return;
+  }
   auto st = queue_.enqueue(job, now());
   if (!st) {
     job->fail(std::move(st), failure_kind::rejected);
