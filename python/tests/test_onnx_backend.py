@@ -133,3 +133,33 @@ def test_a_bad_model_file_is_unavailable_and_others_are_served(tmp_path, make_se
     assert "onnxruntime could not load" in entry.reason and "protobuf" in entry.reason.lower()
     x = numpy.ones((1, 4), dtype=numpy.float32)
     assert outputs(list(good.infer(inputs={"A": x, "B": x}))[0])["SUM"] == [[2.0] * 4]
+
+
+RESHAPED_CONFIG = """
+    platform: "onnxruntime_onnx"
+    max_batch_size: 0
+    input [
+      { name: "A" data_type: TYPE_FP32 dims: [ 3, 4 ] reshape: { shape: [ 1, 3, 4 ] } },
+      { name: "B" data_type: TYPE_FP32 dims: [ 3, 4 ] reshape: { shape: [ 1, 3, 4 ] } }
+    ]
+    output [
+      { name: "SUM" data_type: TYPE_FP32 dims: [ 3, 4 ] reshape: { shape: [ 1, 3, 4 ] } },
+      { name: "DIFF" data_type: TYPE_FP32 dims: [ 12 ] reshape: { shape: [ 1, 3, 4 ] } }
+    ]
+"""
+
+
+def test_reshape_feeds_the_model_its_shape_and_answers_in_the_configured_dims(
+        tmp_path, make_server) -> None:
+    # densenet_onnx's form: the graph wants a leading 1 that clients do not send.
+    add_sub(write_model(tmp_path, "reshaped", RESHAPED_CONFIG) / "1" / "model.onnx",
+            shape=(1, 3, 4))
+    model = make_server().model("reshaped")
+    a = numpy.arange(12, dtype=numpy.float32).reshape(3, 4)
+    b = numpy.full((3, 4), 2, dtype=numpy.float32)
+    response = list(model.infer(inputs={"A": a, "B": b}))[0]
+    result = {name: numpy.from_dlpack(t) for name, t in response.outputs.items()}
+    assert result["SUM"].shape == (3, 4)
+    assert result["SUM"].tolist() == (a + b).tolist()
+    assert result["DIFF"].shape == (12,)
+    assert result["DIFF"].tolist() == (a - b).reshape(12).tolist()

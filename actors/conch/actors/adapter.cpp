@@ -33,6 +33,13 @@ bool accept_for(const version_entry& version, runtime::job_ptr& job) {
   job->resolve(version.version);
   if (version.labels)
     job->set_labels(version.labels);
+  if (const auto& reshapes = version.reshapes) {
+    // The backend sees the inputs in their reshaped form and its outputs go
+    // back in the configured dims.
+    reshapes->to_backend(job->request().inputs);
+    if (reshapes->has_outputs())
+      job->set_reshapes(reshapes);
+  }
   return true;
 }
 

@@ -13,6 +13,7 @@
 #include "conch/runtime/output_labels.hpp"
 #include "conch/runtime/result.hpp"
 #include "conch/runtime/statistics/model_statistics.hpp"
+#include "conch/runtime/tensor_reshape.hpp"
 #include "model_config.pb.h"
 
 namespace conch::actors {
@@ -28,6 +29,8 @@ struct version_entry {
   std::shared_ptr<runtime::statistics::model_statistics> stats;
   /// The class labels of the model's outputs; null when it has none.
   std::shared_ptr<const runtime::output_labels> labels;
+  /// The reshapes of the model's inputs and outputs; null when it has none.
+  std::shared_ptr<const runtime::tensor_reshapes> reshapes;
   /// Where the scheduler lends idle instances; null when the model is not
   /// eligible (scheduler_hooks.hpp, lane_eligible).
   std::shared_ptr<direct_lane> lane;

@@ -147,6 +147,7 @@ void repository_actor::start_load(const std::string& name, const prepared_load& 
     auto entry = start_version(name, v, shared_config, location.path, location.repository,
                                prepared.factory);
     entry.labels = prepared.labels;
+    entry.reshapes = prepared.reshapes;
     auto scheduler = entry.scheduler;
     (*loaded)[v] = std::move(entry);
     request(scheduler, caf::infinite, init_atom_v)

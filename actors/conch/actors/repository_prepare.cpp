@@ -12,6 +12,7 @@
 #include "conch/runtime/repository/label_files.hpp"
 #include "conch/runtime/repository/override_directory.hpp"
 #include "conch/runtime/repository/versions.hpp"
+#include "conch/runtime/validation/model_reshapes.hpp"
 
 namespace conch::actors {
 
@@ -88,6 +89,7 @@ prepared_load prepare(const load_request& request) {
   out.config = std::make_shared<const inference::ModelConfig>(std::move(*config));
   out.factory = backend->factory;
   out.labels = *labels;
+  out.reshapes = runtime::validation::model_reshapes(*out.config);
   out.location = std::move(*location);
   return out;
 }

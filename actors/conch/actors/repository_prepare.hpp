@@ -9,6 +9,7 @@
 #include "conch/actors/repository_messages.hpp"
 #include "conch/runtime/backends/registry.hpp"
 #include "conch/runtime/output_labels.hpp"
+#include "conch/runtime/tensor_reshape.hpp"
 #include "conch/runtime/repository/model_config_loader.hpp"
 #include "conch/runtime/repository/repository_root.hpp"
 #include "conch/runtime/repository/scan.hpp"
@@ -38,6 +39,7 @@ struct prepared_load {
   std::shared_ptr<const inference::ModelConfig> config;
   runtime::backends::model_factory factory;
   std::shared_ptr<const runtime::output_labels> labels;
+  std::shared_ptr<const runtime::tensor_reshapes> reshapes;
   std::vector<int64_t> versions;
   uint64_t fingerprint = 0;
 };

@@ -1,6 +1,7 @@
 #include "conch/runtime/inference_job.hpp"
 
 #include "conch/runtime/clock.hpp"
+#include "conch/runtime/tensor_reshape.hpp"
 
 namespace conch::runtime {
 
@@ -97,6 +98,12 @@ void inference_job::deliver(inference_response&& r) {
 }
 
 void inference_job::deliver_locked(inference_response&& r) {
+  if (reshapes_ && r.error.is_ok() && !r.outputs.empty()) {
+    if (auto st = reshapes_->to_client(r.outputs, request_.model_name); !st) {
+      r.outputs.clear();
+      r.error = std::move(st);
+    }
+  }
   if (!r.error.is_ok())
     r.final = true;
   if (r.final && completed_.exchange(true, std::memory_order_acq_rel))

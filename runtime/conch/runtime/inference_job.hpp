@@ -11,6 +11,7 @@
 namespace conch::runtime {
 
 class inference_job;
+class tensor_reshapes;
 
 /// Observes the responses and the completion of jobs: statistics, metrics and
 /// a frontend's in-flight count. Thread-safe: called from the thread that
@@ -91,6 +92,11 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
   void set_labels(std::shared_ptr<const output_labels> labels) noexcept {
     labels_ = std::move(labels);
   }
+  /// The reshapes of the serving model's outputs, applied to each response
+  /// before it is delivered (tensor_reshape.hpp).
+  void set_reshapes(std::shared_ptr<const tensor_reshapes> reshapes) noexcept {
+    reshapes_ = std::move(reshapes);
+  }
 
   /// Position in the model's arrival order (for ordered delivery).
   uint64_t sequence() const noexcept { return sequence_; }
@@ -160,6 +166,7 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
   std::shared_ptr<response_router> router_;
   std::shared_ptr<cancel_listener> listener_;
   std::shared_ptr<const output_labels> labels_;
+  std::shared_ptr<const tensor_reshapes> reshapes_;
   std::atomic<bool> listener_set_{false};
   job_times times_;
   int64_t version_ = -1;
