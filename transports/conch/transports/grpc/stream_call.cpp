@@ -122,6 +122,9 @@ void stream_call::on_response(const stream_request_info& info, runtime::inferenc
       return;  // answered already: a response failed to encode
     if (r.final) {
       done = std::move(i->second);
+      // Its bytes leave the budget before its answer can reach the client,
+      // so a client that has its answer never sees them still counted.
+      done.admitted.reset();
       inflight.erase(i);
       --outstanding;
       // A response that failed to encode ends its request early.
