@@ -17,9 +17,11 @@ CMAKE_ARGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER_LAUNCHER=cca
 PIP_ENV    = CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache \
              CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) CCACHE_NOHASHDIR=1
 
-# The example repository's ONNX model is generated (python/examples/
-# make_identity_onnx.py, with the onnx package), not committed.
+# The example repository's ONNX models are generated (python/examples/
+# make_identity_onnx.py and make_simple_sequence_onnx.py, with the onnx
+# package), not committed.
 IDENTITY_ONNX = python/examples/example_model_repository/identity/1/model.onnx
+SEQUENCE_ONNX = python/examples/example_model_repository/simple_sequence/1/model.onnx
 
 .PHONY: all setup build python examples run test asan tsan fuzz soak bench bench-peers clean
 
@@ -41,10 +43,13 @@ python: setup examples
 	.venv/bin/python -m pip install -q --disable-pip-version-check \
 	  --no-build-isolation --no-deps ./python/compat
 
-examples: $(IDENTITY_ONNX)
+examples: $(IDENTITY_ONNX) $(SEQUENCE_ONNX)
 
 $(IDENTITY_ONNX): python/examples/make_identity_onnx.py | setup
 	.venv/bin/python python/examples/make_identity_onnx.py $@
+
+$(SEQUENCE_ONNX): python/examples/make_simple_sequence_onnx.py | setup
+	.venv/bin/python python/examples/make_simple_sequence_onnx.py $@
 
 # Serves the example repository over KServe HTTP until Ctrl-C.
 run: python

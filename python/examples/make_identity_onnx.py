@@ -25,15 +25,8 @@ OPSET = 13
 IR_VERSION = 8
 
 
-def identity_model() -> onnx.ModelProto:
-    """The string identity model: OUTPUT0 = INPUT0."""
-    shape = ["batch", "length"]
-    graph = helper.make_graph(
-        nodes=[helper.make_node("Identity", inputs=["INPUT0"], outputs=["OUTPUT0"])],
-        name="identity",
-        inputs=[helper.make_tensor_value_info("INPUT0", TensorProto.STRING, shape)],
-        outputs=[helper.make_tensor_value_info("OUTPUT0", TensorProto.STRING, shape)],
-    )
+def example_model(graph: onnx.GraphProto) -> onnx.ModelProto:
+    """`graph` as a checked model of the opset and IR version above."""
     model = helper.make_model(
         graph,
         producer_name="conch-examples",
@@ -44,15 +37,27 @@ def identity_model() -> onnx.ModelProto:
     return model
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("output", nargs="?", type=pathlib.Path, default=DEFAULT_OUTPUT,
+def identity_model() -> onnx.ModelProto:
+    """The string identity model: OUTPUT0 = INPUT0."""
+    shape = ["batch", "length"]
+    return example_model(helper.make_graph(
+        nodes=[helper.make_node("Identity", inputs=["INPUT0"], outputs=["OUTPUT0"])],
+        name="identity",
+        inputs=[helper.make_tensor_value_info("INPUT0", TensorProto.STRING, shape)],
+        outputs=[helper.make_tensor_value_info("OUTPUT0", TensorProto.STRING, shape)],
+    ))
+
+
+def write_main(doc: str, default_output: pathlib.Path, build) -> None:
+    """The command line of a model-writing script: OUTPUT, then `build()` saved there."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("output", nargs="?", type=pathlib.Path, default=default_output,
                         help="where to write the model (default: %(default)s)")
     output = parser.parse_args().output
     output.parent.mkdir(parents=True, exist_ok=True)
-    onnx.save(identity_model(), str(output))
+    onnx.save(build(), str(output))
     print(f"wrote {output}")
 
 
 if __name__ == "__main__":
-    main()
+    write_main(__doc__, DEFAULT_OUTPUT, identity_model)

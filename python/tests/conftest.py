@@ -37,12 +37,14 @@ CONFIG_TYPES = {
 
 
 def _generate_example_onnx_model() -> None:
-    """`make` generates the example's ONNX model; do it here too when the
+    """`make` generates the example's ONNX models; do it here too when the
     tests run on their own."""
-    target = EXAMPLE_REPOSITORY / "identity" / "1" / "model.onnx"
-    if not target.exists():
-        script = EXAMPLE_REPOSITORY.parent / "make_identity_onnx.py"
-        subprocess.run([sys.executable, str(script), str(target)], check=True)
+    for model, script in (("identity", "make_identity_onnx.py"),
+                          ("simple_sequence", "make_simple_sequence_onnx.py")):
+        target = EXAMPLE_REPOSITORY / model / "1" / "model.onnx"
+        if not target.exists():
+            subprocess.run([sys.executable, str(EXAMPLE_REPOSITORY.parent / script), str(target)],
+                           check=True)
 
 
 _generate_example_onnx_model()

@@ -34,4 +34,11 @@ const caf::actor* adapter_slots::pick() const noexcept {
   return &store_[index];
 }
 
+const caf::actor* adapter_slots::pick_for(size_t key) const noexcept {
+  auto index = current_[key % slots_].load(std::memory_order_acquire);
+  if (index == unpublished)
+    return nullptr;
+  return &store_[index];
+}
+
 } // namespace conch::actors

@@ -24,6 +24,11 @@ class adapter_slots {
   /// publication. Thread-safe and lock-free.
   const caf::actor* pick() const noexcept;
 
+  /// The adapter of `key`: always the same one while the adapters stand, so
+  /// requests with one key (a sequence's correlation id) reach their
+  /// scheduler in the order they were submitted from one thread.
+  const caf::actor* pick_for(size_t key) const noexcept;
+
   size_t size() const noexcept { return slots_; }
 
  private:

@@ -1,6 +1,7 @@
 #include "conch/actors/adapter_slots.hpp"
 
 #include <set>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -36,6 +37,28 @@ TEST_F(slots_test, picks_cover_every_slot_and_follow_republication) {
   EXPECT_FALSE(slots.publish(1, a)) << "the restart budget is spent";
   for (auto& x : {a, b, c})
     caf::anon_send_exit(x, caf::exit_reason::user_shutdown);
+  run();
+}
+
+TEST_F(slots_test, a_key_always_picks_the_same_adapter) {
+  auto behavior = [](caf::event_based_actor*) -> caf::behavior { return {[](int) {}}; };
+  adapter_slots slots{3, 0};
+  std::vector<caf::actor> adapters;
+  for (size_t i = 0; i < 3; ++i) {
+    adapters.push_back(sys.spawn(behavior));
+    ASSERT_TRUE(slots.publish(i, adapters.back()));
+  }
+  std::set<caf::actor_addr> used;
+  for (size_t key : {0u, 1u, 2u, 7u, 12345u}) {
+    const auto* first = slots.pick_for(key);
+    ASSERT_NE(first, nullptr);
+    used.insert(first->address());
+    for (int i = 0; i < 10; ++i)
+      EXPECT_EQ(slots.pick_for(key)->address(), first->address());
+  }
+  EXPECT_EQ(used.size(), 3u) << "keys spread over the adapters";
+  for (auto& a : adapters)
+    caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
   run();
 }
 

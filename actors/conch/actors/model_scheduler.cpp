@@ -4,7 +4,9 @@
 #include <chrono>
 
 #include "conch/actors/scheduler_hooks.hpp"
+#include "conch/runtime/batching/batch_queue.hpp"
 #include "conch/runtime/batching/batcher_config.hpp"
+#include "conch/runtime/batching/sequence_queue.hpp"
 #include "conch/runtime/logging/log.hpp"
 
 namespace conch::actors {
@@ -12,11 +14,29 @@ namespace conch::actors {
 using runtime::failure_kind;
 using runtime::status;
 
+namespace {
+
+std::unique_ptr<runtime::batching::job_queue> make_queue(const scheduler_spec& spec,
+                                                         status& error) {
+  const auto& config = *spec.context.config;
+  if (config.has_sequence_batching()) {
+    auto settings = runtime::batching::sequence_config::from(config, spec.context.model_path,
+                                                             instance_contexts(config).size());
+    if (settings)
+      return std::make_unique<runtime::batching::sequence_queue>(std::move(*settings));
+    error = settings.error();
+  }
+  return std::make_unique<runtime::batching::batch_queue>(
+    runtime::batching::batcher_config_from(config));
+}
+
+} // namespace
+
 model_scheduler::model_scheduler(caf::actor_config& cfg, scheduler_spec spec)
   : caf::event_based_actor(cfg),
     spec_(std::move(spec)),
     config_(spec_.context.config),
-    queue_(runtime::batching::batcher_config_from(*config_)) {
+    queue_(make_queue(spec_, queue_error_)) {
   decoupled_ = config_->model_transaction_policy().decoupled();
 }
 
@@ -133,7 +153,7 @@ void model_scheduler::admit(runtime::job_ptr job) {
     job->fail(runtime::cancelled("request cancelled"), failure_kind::cancelled);
     return;
   }
-  auto st = queue_.enqueue(job, now());
+  auto st = queue_->enqueue(job, now());
   if (!st) {
     job->fail(std::move(st), failure_kind::rejected);
     return;
@@ -144,33 +164,39 @@ void model_scheduler::admit(runtime::job_ptr job) {
 }
 
 void model_scheduler::dispatch() {
-  if (!queue_.empty() && lent_ > 0)
+  if (!queue_->empty() && lent_ > 0)
     recall();
-  while (!idle_.empty() && !queue_.empty()) {
-    auto jobs = take_batch();
-    if (jobs.empty())
-      break;
-    auto index = idle_.back();
-    idle_.pop_back();
+  // The most recently idle instance first. A queue that batches per
+  // instance (the sequence batcher's direct strategy) may have work for one
+  // idle instance and none for another.
+  for (size_t k = idle_.size(); k-- > 0 && !queue_->empty();) {
+    auto index = idle_[k];
+    auto jobs = take_batch(index);
+    if (jobs.empty()) {
+      if (queue_->any_instance())
+        break;
+      continue;
+    }
+    idle_.erase(idle_.begin() + static_cast<std::ptrdiff_t>(k));
     run_batch(index, std::move(jobs));
   }
   if (prefetch_)
     prefetch();
-  if (auto deadline = queue_.next_deadline(); deadline != 0)
+  if (auto deadline = queue_->next_deadline(); deadline != 0)
     arm_timer(deadline);
   lend_idle();
 }
 
-runtime::backends::batch model_scheduler::take_batch(bool counted_out) {
-  auto d = queue_.next(now());
+runtime::backends::batch model_scheduler::take_batch(size_t index, bool counted_out) {
+  auto d = queue_->next(now(), index);
   for (auto& job : d.timed_out) {
     spec_.stats->on_dequeue(1);
-    job->fail(runtime::unavailable("Request timeout expired"), failure_kind::rejected);
+    job->fail(queue_->timeout_error(), failure_kind::rejected);
   }
   if (d.wake_at_ns != 0)
     arm_timer(d.wake_at_ns);
-  if (counted_out && !d.jobs.empty())
-    spec_.stats->on_dequeue(d.jobs.size());
+  if (counted_out && d.jobs.size() > d.padding)
+    spec_.stats->on_dequeue(d.jobs.size() - d.padding);
   return std::move(d.jobs);
 }
 
@@ -184,11 +210,11 @@ void model_scheduler::run_batch(size_t index, runtime::backends::batch jobs) {
 
 void model_scheduler::prefetch() {
   for (auto& slot : slots_) {
-    if (queue_.empty())
+    if (queue_->empty())
       return;
     if (!slot.handle || !slot.ready || !slot.running || slot.next)
       continue;
-    auto jobs = take_batch(false);
+    auto jobs = take_batch(static_cast<size_t>(&slot - slots_.data()), false);
     if (jobs.empty())
       return;
     slot.next = std::make_shared<runtime::backends::batch>(std::move(jobs));
@@ -211,7 +237,7 @@ void model_scheduler::requeue(runtime::backends::batch& jobs, const std::string&
       continue;
     // Without an instance to come, a drain would wait for it in vain.
     auto st = draining_ ? runtime::internal_error("model instance '" + instance + "' crashed")
-                        : queue_.return_to_front(job, now());
+                        : queue_->return_to_front(job, now());
     if (!st) {
       job->fail(std::move(st), failure_kind::backend);
       continue;
@@ -230,6 +256,7 @@ void model_scheduler::on_done(size_t index, const caf::strong_actor_ptr& sender)
     for (auto& job : *slot.running)
       if (!job->completed())
         outstanding_.push_back(job);
+  queue_->batch_done(index, now());
   // The batch handed on runs now.
   slot.running = std::exchange(slot.next, nullptr);
   slot.next_taken.reset();
@@ -243,7 +270,7 @@ void model_scheduler::on_done(size_t index, const caf::strong_actor_ptr& sender)
 }
 
 void model_scheduler::expire_and_cancel(uint64_t t) {
-  for (auto& job : queue_.take_cancelled()) {
+  for (auto& job : queue_->take_cancelled()) {
     spec_.stats->on_dequeue(1);
     job->fail(runtime::cancelled("request cancelled"), failure_kind::cancelled);
   }
@@ -254,9 +281,9 @@ void model_scheduler::expire_and_cancel(uint64_t t) {
       for (auto& job : *slot.next)
         if (job->is_cancelled() && !job->completed())
           job->fail(runtime::cancelled("request cancelled"), failure_kind::cancelled);
-  for (auto& job : queue_.take_expired(t)) {
+  for (auto& job : queue_->take_expired(t)) {
     spec_.stats->on_dequeue(1);
-    job->fail(runtime::unavailable("Request timeout expired"), failure_kind::rejected);
+    job->fail(queue_->timeout_error(), failure_kind::rejected);
   }
 }
 
@@ -335,7 +362,7 @@ void model_scheduler::abort_all() {
 }
 
 void model_scheduler::maybe_finish_drain() {
-  if (!draining_ || !queue_.empty() || loading_ || lent_ > 0)
+  if (!draining_ || !queue_->empty() || loading_ || lent_ > 0)
     return;
   for (auto& slot : slots_)
     if (slot.running || (slot.handle && !slot.ready))
@@ -394,6 +421,7 @@ void model_scheduler::on_instance_down(const caf::down_msg& msg) {
         job->fail(runtime::internal_error("model instance '" + slot.context.name + "' crashed"),
                   failure_kind::backend);
     slot.running.reset();
+    queue_->batch_done(index, now());
   }
   // A batch handed on behind the one that crashed never ran (blocking_instance).
   if (slot.next) {
@@ -456,7 +484,7 @@ void model_scheduler::replace_instance(size_t index, const caf::error& reason) {
 }
 
 void model_scheduler::fail_queued(const status& st, failure_kind kind, bool bypass_router) {
-  for (auto& job : queue_.take_all()) {
+  for (auto& job : queue_->take_all()) {
     spec_.stats->on_dequeue(1);
     // While this scheduler lives, failures still pass through the ordering
     // router so that every position in the order is filled; when it is about

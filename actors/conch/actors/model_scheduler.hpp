@@ -13,7 +13,7 @@
 #include "conch/actors/messages.hpp"
 #include "conch/actors/worker_thread.hpp"
 #include "conch/runtime/backends/registry.hpp"
-#include "conch/runtime/batching/batch_queue.hpp"
+#include "conch/runtime/batching/job_queue.hpp"
 #include "conch/runtime/statistics/model_statistics.hpp"
 
 namespace conch::actors {
@@ -98,7 +98,7 @@ class model_scheduler : public caf::event_based_actor {
   /// Takes the next batch the queue releases; empty when none is due. A
   /// batch handed on (`counted_out` false) leaves the pending count when the
   /// instance takes it up (blocking_instance).
-  runtime::backends::batch take_batch(bool counted_out = true);
+  runtime::backends::batch take_batch(size_t index, bool counted_out = true);
   /// Takes the batch handed on to `slot` back off the pending count, unless
   /// its instance's worker took it up first; true when this did.
   bool take_back(instance_slot& slot);
@@ -131,7 +131,11 @@ class model_scheduler : public caf::event_based_actor {
 
   scheduler_spec spec_;
   std::shared_ptr<const inference::ModelConfig> config_;
-  runtime::batching::batch_queue queue_;
+  /// The dynamic batcher's queue, or the sequence batcher's.
+  std::unique_ptr<runtime::batching::job_queue> queue_;
+  /// Why the queue could not be made as configured (an initial state's
+  /// file); the load fails with it.
+  runtime::status queue_error_;
   backend_model_ptr model_;
   /// Loads the backend, until it returned (never in deterministic tests,
   /// which load on the test scheduler).

@@ -12,7 +12,7 @@ bool model_scheduler::lending() const {
 }
 
 void model_scheduler::lend_idle() {
-  if (!lending() || !queue_.empty() || idle_.empty())
+  if (!lending() || !queue_->empty() || idle_.empty())
     return;
   // Model code that may block is lent only with a worker of its own to run
   // on; such an instance stays here otherwise.

@@ -19,6 +19,8 @@ using runtime::status;
 caf::result<status> model_scheduler::start_loading() {
   if (loading_ || ready_)
     return runtime::already_exists("model scheduler already loaded");
+  if (!queue_error_)
+    return queue_error_;
   loading_ = true;
   load_rp_ = make_response_promise();
   caf::actor_addr me = address();
@@ -70,7 +72,7 @@ void model_scheduler::on_model_loaded(backend_model_ptr model, status st) {
   // instance could have run it sooner and no dynamic batcher would have
   // grown it meanwhile.
   prefetch_ = spec_.allow_detached && model_->blocking() && slots_.size() == 1
-              && !queue_.config().dynamic;
+              && !queue_->grows_batches();
   for (size_t i = 0; i < contexts.size(); ++i) {
     slots_[i].context = contexts[i];
     spawn_instance(i);

@@ -24,7 +24,9 @@ void ordering_router::route(runtime::job_ptr job, runtime::inference_response&& 
 }
 
 bool needs_ordering(const inference::ModelConfig& config) {
-  if (config.model_transaction_policy().decoupled())
+  // A sequence keeps its own order (one request of it runs at a time);
+  // different sequences owe each other none.
+  if (config.model_transaction_policy().decoupled() || config.has_sequence_batching())
     return false;
   if (config.has_dynamic_batching())
     return config.dynamic_batching().preserve_ordering();

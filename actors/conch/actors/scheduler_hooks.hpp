@@ -33,8 +33,9 @@ class ordering_router final : public runtime::response_router {
   caf::actor_addr scheduler_;
 };
 
-/// True when responses of this model must be reordered: not decoupled, and
-/// either preserve_ordering is set or several instances run without dynamic
+/// True when responses of this model must be reordered: not decoupled, not
+/// sequence batched (a sequence keeps its own order), and either
+/// preserve_ordering is set or several instances run without dynamic
 /// batching (where a client expects FIFO answers).
 bool needs_ordering(const inference::ModelConfig& config);
 

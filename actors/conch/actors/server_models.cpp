@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
+#include <variant>
 
 #include <caf/scoped_actor.hpp>
 
 #include "conch/actors/inline_submit.hpp"
 #include "conch/actors/messages.hpp"
 #include "conch/actors/server_core.hpp"
+#include "conch/runtime/batching/sequence_config.hpp"
 
 namespace conch::actors {
 
@@ -136,7 +139,11 @@ request_handle server::submit(runtime::inference_request request,
   }
   if (inline_ok && submit_inline(*c.flags->table(), job))
     return request_handle{std::move(job)};
-  const auto* adapter = c.slots->pick();
+  // A sequence's requests keep their order on the way to its scheduler.
+  const auto& id = job->request().correlation_id;
+  const auto* adapter = std::holds_alternative<std::monostate>(id)
+                          ? c.slots->pick()
+                          : c.slots->pick_for(std::hash<runtime::batching::correlation_id>{}(id));
   if (adapter == nullptr || !*adapter) {
     job->fail(runtime::unavailable("Server is stopping"), runtime::failure_kind::other);
     return request_handle{std::move(job)};

@@ -59,6 +59,8 @@ void inference_job::answer(inference_response&& r, const failure_kind* kind) {
     return;
   if (kind != nullptr)
     failure_ = *kind;
+  if (tap_)
+    tap_->on_response(r);
   if (!r.error.is_ok())
     r.final = true;
   // The final response stamps the end of execution here, on the thread that

@@ -34,6 +34,16 @@ class response_router {
   virtual void route(std::shared_ptr<inference_job> job, inference_response&& r) = 0;
 };
 
+/// Sees each response of a job as its backend gave it, on the backend's
+/// thread, before it goes anywhere else; may change it. The sequence batcher
+/// takes a model's implicit state out of its responses this way. Called
+/// under the job's answer lock, never concurrently for one job.
+class response_tap {
+ public:
+  virtual ~response_tap() = default;
+  virtual void on_response(inference_response& r) = 0;
+};
+
 /// Why a request failed, as the failure metric's `reason` label counts it.
 enum class failure_kind : uint8_t {
   /// The backend reported an error.
@@ -97,6 +107,11 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
   void set_reshapes(std::shared_ptr<const tensor_reshapes> reshapes) noexcept {
     reshapes_ = std::move(reshapes);
   }
+
+  /// Sets the tap that sees every response from now on (null: none). Set by
+  /// the job's owner before it hands the job to an instance.
+  void set_tap(std::shared_ptr<response_tap> tap) noexcept { tap_ = std::move(tap); }
+  const std::shared_ptr<response_tap>& tap() const noexcept { return tap_; }
 
   /// Position in the model's arrival order (for ordered delivery).
   uint64_t sequence() const noexcept { return sequence_; }
@@ -167,6 +182,7 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
   std::shared_ptr<cancel_listener> listener_;
   std::shared_ptr<const output_labels> labels_;
   std::shared_ptr<const tensor_reshapes> reshapes_;
+  std::shared_ptr<response_tap> tap_;
   std::atomic<bool> listener_set_{false};
   job_times times_;
   int64_t version_ = -1;

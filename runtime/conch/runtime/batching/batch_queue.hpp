@@ -7,6 +7,7 @@
 
 #include "conch/runtime/backends/backend.hpp"
 #include "conch/runtime/batching/batcher_config.hpp"
+#include "conch/runtime/batching/job_queue.hpp"
 #include "conch/runtime/inference_job.hpp"
 #include "conch/runtime/status.hpp"
 
@@ -21,22 +22,10 @@ namespace conch::runtime::batching {
 /// call to the next; `decision::wake_at_ns` tells the owner when to call
 /// `next` again if nothing else happens. Not thread-safe: one owner (the model
 /// scheduler) calls it.
-class batch_queue {
+class batch_queue final : public job_queue {
  public:
-  /// What `next` decided.
-  struct decision {
-    /// The batch to run now, highest priority first; empty when the queue
-    /// waits for more work or is empty.
-    backends::batch jobs;
-    /// Jobs whose queue timeout passed under a REJECT policy. They left the
-    /// queue; the caller fails them with UNAVAILABLE "Request timeout expired".
-    std::vector<job_ptr> timed_out;
-    /// When `next` should run again if no job arrives before (a batching
-    /// delay ends or a queue timeout passes); 0 when time alone changes
-    /// nothing. Independently of it, while the queue is not empty, `next`
-    /// may have a batch for every instance that becomes free.
-    uint64_t wake_at_ns = 0;
-  };
+  using decision = job_queue::decision;
+
 
   // -- constructors ----------------------------------------------------------
 
@@ -55,41 +44,41 @@ class batch_queue {
   /// larger than max_batch_size; the job is then not queued and not answered.
   /// O(log k) in the number of levels in use, which is O(1) in practice; no
   /// allocation beyond the deque's amortised growth.
-  status enqueue(job_ptr job, uint64_t now_ns);
+  status enqueue(job_ptr job, uint64_t now_ns) override;
 
   /// Puts back at the head of its level a job taken out by `next` that never
   /// ran (its instance crashed before it came up), ahead of every job queued
   /// at that level, with no size limit and no queue timeout: it had its place
   /// and its wait already. Fails only
   /// as `enqueue` does for a job larger than max_batch_size.
-  status return_to_front(job_ptr job, uint64_t now_ns);
+  status return_to_front(job_ptr job, uint64_t now_ns) override;
 
   /// Applies queue timeouts and picks the next batch; called when an instance
   /// can take work. Cancelled jobs are left alone (see `take_cancelled`).
   decision next(uint64_t now_ns);
+  decision next(uint64_t now_ns, size_t /*instance*/) override { return next(now_ns); }
 
   /// Applies queue timeouts without forming a batch, for a timer that fires
   /// while every instance is busy: returns the jobs that timed out under
   /// REJECT (fail them as for `decision::timed_out`) and moves those under
   /// DELAY behind the rest of their level.
-  std::vector<job_ptr> take_expired(uint64_t now_ns);
+  std::vector<job_ptr> take_expired(uint64_t now_ns) override;
 
   /// Removes and returns the jobs whose is_cancelled() is set.
-  std::vector<job_ptr> take_cancelled();
+  std::vector<job_ptr> take_cancelled() override;
 
   /// Removes and returns every job, highest priority first (stop, unload).
-  std::vector<job_ptr> take_all();
+  std::vector<job_ptr> take_all() override;
 
   // -- properties ------------------------------------------------------------
 
   /// The number of queued jobs, delayed ones included.
-  size_t size() const noexcept { return size_; }
-
-  /// True when no job is queued.
-  bool empty() const noexcept { return size_ == 0; }
+  size_t size() const noexcept override { return size_; }
 
   /// The earliest queue deadline of a queued job; 0 when none has one.
-  uint64_t next_deadline() const noexcept;
+  uint64_t next_deadline() const noexcept override;
+
+  bool grows_batches() const noexcept override { return config_.dynamic; }
 
   /// The settings the queue was built from.
   const batcher_config& config() const noexcept { return config_; }
