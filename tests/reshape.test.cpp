@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "support/response_collector.hpp"
 #include "support/server_fixture.hpp"
 #include "support/temp_repository.hpp"
 #include "support/tensors.hpp"
@@ -61,6 +62,9 @@ class reshape : public server_fixture {
     repo_.add_model("variable", identity_config("variable", 0, "[ -1 ]", "[ -1, 1 ]", "[ -1, 1 ]",
                                                 ""));
     repo_.add_model("scalar", identity_config("scalar", 8, "[ 1 ]", "[ ]", "[ 1 ]", "[ ]"));
+    // On the direct lane: one instance that requests from several threads
+    // find leased now and then, and then take the actor path.
+    repo_.add_model("lane", identity_config("lane", 0, "[ 2, 2 ]", "[ 4 ]", "[ 2, 2 ]", "[ 4 ]"));
     // The output's reshape names a shape the identity never produces.
     repo_.add_model("wrong_output",
                     identity_config("wrong_output", 0, "[ -1 ]", "", "[ 2, 2 ]", "[ 4 ]"));
@@ -104,6 +108,33 @@ TEST_F(reshape, requests_of_a_batching_model_each_get_their_own_shape_back) {
   other.join();
   expect_output(a, {2, 2, 2});
   expect_output(b, {1, 2, 2});
+}
+
+TEST_F(reshape, a_request_that_finds_the_lane_busy_is_reshaped_once) {
+  constexpr size_t threads = 4, each = 500;
+  std::vector<std::vector<runtime::inference_response>> out(threads);
+  std::vector<std::thread> senders;
+  for (size_t i = 0; i < threads; ++i)
+    senders.emplace_back([&, i] {
+      for (size_t k = 0; k < each; ++k)
+      {
+        // infer_inline: the path the HTTP loops and gRPC handlers take.
+        response_collector c;
+        srv_->infer_inline(make_request("lane", "r", {make_tensor("INPUT0", data_type::fp32,
+                                                                  {2, 2}, counting(4))}),
+                           c.callback());
+        c.wait_finals(1);
+        out[i].push_back(c.final_response());
+      }
+    });
+  for (auto& t : senders)
+    t.join();
+  size_t failed = 0;
+  for (const auto& batch : out)
+    for (const auto& r : batch)
+      if (!r.error.is_ok() || r.outputs.size() != 1 || r.outputs[0].shape != shape_type{2, 2})
+        ++failed;
+  EXPECT_EQ(failed, 0u) << (failed ? out[0][0].error.to_string() : "");
 }
 
 TEST_F(reshape, variable_sizes_carry_over) {

@@ -24,6 +24,10 @@ void route(const model_table& table, runtime::job_ptr& job) {
 } // namespace
 
 bool accept_for(const version_entry& version, runtime::job_ptr& job) {
+  // Accepted on the direct lane already, which found no idle instance: its
+  // inputs may be reshaped, and are checked.
+  if (job->resolved_version() == version.version)
+    return true;
   if (auto st = runtime::validation::validate_request(job->request(), *version.config); !st) {
     if (version.stats)
       job->set_model_observer(version.stats);
