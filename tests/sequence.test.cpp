@@ -181,12 +181,33 @@ TEST_F(sequence, tritons_errors_come_back_and_the_model_keeps_serving) {
 
 TEST_F(sequence, an_idle_sequence_is_released) {
   ASSERT_TRUE(infer_sync(*srv_, step("unbatched", "a1", 5, 1, seq_start, false)).error.is_ok());
-  // The model's idle limit is 10 ms; each request of the sequence restarts it.
+  ASSERT_TRUE(infer_sync(*srv_, step("direct2", "b1", 6, 1, seq_start)).error.is_ok());
+  // unbatched's idle limit is 10 ms, direct2's 5 s; each request of a
+  // sequence restarts it.
   std::this_thread::sleep_for(std::chrono::milliseconds{100});
   auto r = infer_sync(*srv_, step("unbatched", "a2", 5, 1, 0, false));
   EXPECT_EQ(r.error.code(), errc::invalid_argument);
   EXPECT_NE(r.error.message().find("must specify the START flag"), std::string::npos)
     << r.error.to_string();
+  r = infer_sync(*srv_, step("direct2", "b2", 6, 2, 0));
+  ASSERT_TRUE(r.error.is_ok()) << r.error.to_string();
+  EXPECT_EQ(values_of<int32_t>(r.outputs.at(0)).at(0), 3);
+}
+
+TEST_F(sequence, a_stop_runs_the_backlog_behind_sequences_that_wait_for_a_request) {
+  temp_repository repo;
+  // One slot, and a minute of idle limit: only the drain frees the slot.
+  repo.add_model("one_slot", accumulator("one_slot", 1, "", 1, 60'000'000));
+  auto s = start(options_for(repo.str()));
+  ASSERT_TRUE(s) << s.error().to_string();
+  ASSERT_TRUE(infer_sync(*s, step("one_slot", "a1", 1, 1, seq_start)).error.is_ok());
+  response_collector c;
+  s->infer(step("one_slot", "b1", 2, 7, seq_start), c.callback());
+  auto begun = std::chrono::steady_clock::now();
+  EXPECT_TRUE(s->stop());
+  EXPECT_LT(std::chrono::steady_clock::now() - begun, std::chrono::seconds{5});
+  ASSERT_TRUE(c.wait_finals(1));
+  EXPECT_EQ(output_of(c, "b1"), 7);
 }
 
 } // namespace

@@ -46,6 +46,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(conch, caf::first_custom_type_id)
   CAF_ADD_ATOM(conch, conch::actors, unregister_atom, "unregister")
   CAF_ADD_ATOM(conch, conch::actors, scan_atom, "scan")
   CAF_ADD_ATOM(conch, conch::actors, restart_atom, "restart")
+  CAF_ADD_ATOM(conch, conch::actors, quiesce_atom, "quiesce")
 CAF_END_TYPE_ID_BLOCK(conch)
 
 namespace conch::actors {

@@ -73,10 +73,17 @@ caf::behavior model_scheduler::make_behavior() {
     },
     [this](cancel_atom) {
       expire_and_cancel(now());
+      // A cancelled sequence may have freed a slot for one in the backlog.
+      dispatch();
       maybe_finish_drain();
     },
     [this](deliver_atom, held_response& h) { hold(std::move(h)); },
     [this](stop_atom) -> caf::result<status> { return begin_drain(); },
+    // The server takes no more requests: a drain is coming.
+    [this](quiesce_atom) {
+      queue_->draining();
+      dispatch();
+    },
     // Answers whether model code was still running (or loading): the
     // repository marks such a version as stuck.
     [this](abort_atom) {
@@ -318,6 +325,10 @@ caf::result<status> model_scheduler::begin_drain() {
   // Everyone who asks is answered when the drain is complete.
   draining_ = true;
   recall();
+  // Sequences that only wait for their next request free their slots, so
+  // the backlog behind them runs rather than waits for their idle timeout.
+  queue_->draining();
+  dispatch();
   auto rp = make_response_promise();
   drain_rps_.push_back(rp);
   maybe_finish_drain();
@@ -423,6 +434,14 @@ void model_scheduler::on_instance_down(const caf::down_msg& msg) {
     slot.running.reset();
     queue_->batch_done(index, now());
   }
+  // Sequences bound to the instance (the direct sequence batcher's) end with it.
+  for (auto& job : queue_->instance_down(index)) {
+    spec_.stats->on_dequeue(1);
+    job->fail(runtime::internal_error("model instance '" + slot.context.name + "' crashed"),
+              failure_kind::backend);
+  }
+  if (auto deadline = queue_->next_deadline(); deadline != 0)
+    arm_timer(deadline);
   // A batch handed on behind the one that crashed never ran (blocking_instance).
   if (slot.next) {
     take_back(slot);

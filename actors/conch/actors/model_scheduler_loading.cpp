@@ -124,6 +124,7 @@ void model_scheduler::on_instance_init(size_t index, caf::actor handle, status s
   slot.instance = std::move(instance);
   slot.worker = std::dynamic_pointer_cast<worker_instance>(slot.instance);
   idle_.push_back(index);
+  queue_->instance_up(index);
   bool loaded = loading_ && pending_inits_ == 0;
   if (loaded) {
     loading_ = false;

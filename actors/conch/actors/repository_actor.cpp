@@ -81,6 +81,12 @@ caf::behavior repository_actor::make_behavior() {
     [this](index_atom, bool ready_only) { return index(ready_only); },
     [this](caf::get_atom) { return table_; },
     [this](stop_atom) { return stop_all(); },
+    // The server stopped taking requests: schedulers let go of what only
+    // waits for one (sequences that wait for their next request).
+    [this](quiesce_atom) {
+      for (auto& s : schedulers_)
+        send(s, quiesce_atom_v);
+    },
     [this](abort_atom) { abort_all(); },
     [this](scan_atom, uint64_t id) {
       auto i = continuations_.find(id);

@@ -99,6 +99,8 @@ caf::result<status> server_supervisor::begin_stop() {
     return rp;
   spec_.flags->accepting.store(false);
   spec_.flags->models_ready.store(false);
+  if (repository_)
+    send(repository_, quiesce_atom_v);
   delayed_send(caf::actor_cast<caf::actor>(this), std::chrono::seconds{spec_.options.exit_timeout},
                timer_atom_v);
   stop_frontends();

@@ -34,10 +34,11 @@ class response_router {
   virtual void route(std::shared_ptr<inference_job> job, inference_response&& r) = 0;
 };
 
-/// Sees each response of a job as its backend gave it, on the backend's
-/// thread, before it goes anywhere else; may change it. The sequence batcher
-/// takes a model's implicit state out of its responses this way. Called
-/// under the job's answer lock, never concurrently for one job.
+/// Sees each response of a job as it was answered, on the answering thread
+/// (the backend's, or the scheduler's for an error), before it goes anywhere
+/// else; may change it. The sequence batcher takes a model's implicit state
+/// out of its responses this way. Called under the job's answer lock, never
+/// concurrently for one job.
 class response_tap {
  public:
   virtual ~response_tap() = default;

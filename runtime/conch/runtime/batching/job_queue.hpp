@@ -53,6 +53,17 @@ class job_queue {
   /// Instance `instance` finished (or lost) the batch `next` gave it last.
   virtual void batch_done(size_t /*instance*/, uint64_t /*now_ns*/) {}
 
+  /// Instance `instance` went down: the jobs returned are bound to it and
+  /// end with it (fail them); nothing is bound to it until `instance_up`.
+  virtual std::vector<job_ptr> instance_down(size_t /*instance*/) { return {}; }
+
+  /// Instance `instance` is (back) up.
+  virtual void instance_up(size_t /*instance*/) {}
+
+  /// The scheduler drains: no new request will come, so what only waits for
+  /// one may go (the sequence batcher frees the slots of idle sequences).
+  virtual void draining() {}
+
   /// Applies queue timeouts (and whatever else time ends) without forming a
   /// batch; returns the jobs to fail with `timeout_error()`.
   virtual std::vector<job_ptr> take_expired(uint64_t now_ns) = 0;

@@ -157,6 +157,12 @@ result<sequence_config> sequence_config::from(const inference::ModelConfig& conf
                                               const std::filesystem::path& model_path,
                                               size_t instances) {
   const auto& b = config.sequence_batching();
+  if (b.iterative_sequence())
+    return unsupported("sequence_batching.iterative_sequence of model '" + config.name()
+                       + "' is not supported by Conch");
+  if (b.state_size() > 0 && config.model_transaction_policy().decoupled())
+    return unsupported("implicit state (sequence_batching.state) of decoupled model '"
+                       + config.name() + "' is not supported by Conch");
   sequence_config out;
   out.model = config.name();
   out.max_batch_size = config.max_batch_size();
@@ -190,7 +196,19 @@ result<sequence_config> sequence_config::from(const inference::ModelConfig& conf
     out.outputs.push_back(o.name());
   }
   std::set<std::string> seen;
+  bool gpu_only = !config.instance_group().empty();
+  for (const auto& g : config.instance_group())
+    gpu_only = gpu_only && g.kind() == inference::ModelInstanceGroup::KIND_GPU;
   for (const auto& s : b.state()) {
+    if (s.use_growable_memory() && !s.use_same_buffer_for_input_output())
+      return invalid_argument("In order to 'use_growable_memory', you must also enable "
+                              "'use_single_buffer' for state input name '" + s.input_name()
+                              + "'.");
+    if (s.use_growable_memory() && !gpu_only)
+      return invalid_argument("'use_growable_memory' can only work with KIND_GPU model "
+                              "instances right now. Please either change the instance type to "
+                              "KIND_GPU or set 'use_growable_memory' to false for state input '"
+                              + s.input_name() + "'.");
     if (!seen.insert(s.input_name()).second)
       return invalid_argument("State input name '" + s.input_name()
                               + "' specified more than once.");

@@ -20,8 +20,10 @@ class state_store {
   void reset(const std::vector<sequence_state_spec>& specs) {
     std::lock_guard<std::mutex> guard{mu_};
     current_.clear();
+    // A copy each: a backend may write into its inputs.
     for (const auto& s : specs)
-      current_.push_back(tensor{s.input_name, s.type, s.shape, s.initial});
+      current_.push_back(
+        tensor{s.input_name, s.type, s.shape, buffer::copy_of(s.initial.data(), s.initial.size())});
   }
 
   bool empty() const {
@@ -130,8 +132,12 @@ struct sequence_queue::sequence {
 
 sequence_queue::sequence_queue(sequence_config config)
   : config_(std::move(config)),
-    slots_(config_.oldest ? config_.candidates : config_.instances * config_.slots_per_instance),
-    running_(config_.instances) {}
+    // Triton's oldest batcher keeps max_candidate_sequences per instance.
+    slots_(config_.instances
+           * (config_.oldest ? config_.candidates : config_.slots_per_instance)),
+    running_(config_.instances),
+    up_(config_.instances, true),
+    states_(std::make_shared<const std::vector<sequence_state_spec>>(config_.states)) {}
 
 sequence_queue::~sequence_queue() = default;
 
@@ -161,7 +167,7 @@ void sequence_queue::bind_free_slot(const sequence_ptr& seq) {
     for (size_t s = 0; s < per; ++s)
       for (size_t i = 0; i < config_.instances; ++i) {
         auto g = i * per + s;
-        if (!slots_[g]) {
+        if (up_[i] && !slots_[g]) {
           slots_[g] = seq;
           seq->slot = g;
           return;
@@ -177,7 +183,8 @@ void sequence_queue::release_slot(size_t slot) {
     return;
   slots_[slot]->slot = no_slot;
   slots_[slot] = nullptr;
-  if (backlog_.empty())
+  // A slot of an instance that is down takes nobody until it is up again.
+  if (backlog_.empty() || (!config_.oldest && !up_[slot / config_.slots_per_instance]))
     return;
   auto seq = std::move(backlog_.front());
   backlog_.pop_front();
@@ -267,6 +274,9 @@ status sequence_queue::return_to_front(job_ptr job, uint64_t now_ns) {
   request.inputs.resize(tap->original_inputs);
   request.requested_outputs = tap->original_requested;
   job->set_tap(nullptr);
+  seq->in_flight = false;
+  for (auto& batch : running_)
+    batch.erase(std::remove(batch.begin(), batch.end(), seq), batch.end());
   // An END request gave its slot up when it was batched: it needs one again.
   if (seq->slot == no_slot
       && std::find(backlog_.begin(), backlog_.end(), seq) == backlog_.end())
@@ -278,9 +288,11 @@ status sequence_queue::return_to_front(job_ptr job, uint64_t now_ns) {
 
 // -- batches --------------------------------------------------------------------------
 
-status sequence_queue::prepare(const job_ptr& job, sequence& seq) {
+status sequence_queue::prepare(const job_ptr& job, const sequence_ptr& owner) {
+  auto& seq = *owner;
   auto& request = job->request();
   auto tap = std::make_shared<sequence_tap>();
+  tap->seq = owner;
   tap->original_inputs = request.inputs.size();
   tap->original_requested = request.requested_outputs;
   bool start = has_flag(request, request_sequence_start);
@@ -308,7 +320,7 @@ status sequence_queue::prepare(const job_ptr& job, sequence& seq) {
       if (!s.returned || !asked)
         tap->strip.push_back(s.output_name);
     }
-    tap->states = std::make_shared<const std::vector<sequence_state_spec>>(config_.states);
+    tap->states = states_;
     tap->store = seq.state;
   }
   job->set_tap(std::move(tap));
@@ -327,7 +339,8 @@ job_ptr sequence_queue::padding_like(const inference_job& representative) const 
     r.inputs.push_back(std::move(t));
   // A padding row gets a throwaway state, so no sequence's state changes.
   for (const auto& s : config_.states)
-    r.inputs.push_back(tensor{s.input_name, s.type, s.shape, s.initial});
+    r.inputs.push_back(
+      tensor{s.input_name, s.type, s.shape, buffer::copy_of(s.initial.data(), s.initial.size())});
   auto job = std::make_shared<inference_job>(std::move(r), nullptr);
   job->resolve(representative.resolved_version());
   return job;
@@ -337,7 +350,7 @@ job_ptr sequence_queue::take_front(const sequence_ptr& seq, size_t instance) {
   auto job = std::move(seq->jobs.front().job);
   seq->jobs.pop_front();
   --size_;
-  prepare(job, *seq);
+  prepare(job, seq);
   seq->in_flight = true;
   running_[instance].push_back(seq);
   // The END is batched: the slot may take the next sequence's requests.
@@ -445,6 +458,54 @@ void sequence_queue::batch_done(size_t instance, uint64_t now_ns) {
     }
   }
   running_[instance].clear();
+}
+
+std::vector<job_ptr> sequence_queue::instance_down(size_t instance) {
+  std::vector<job_ptr> out;
+  if (config_.oldest || instance >= up_.size())
+    return out;
+  up_[instance] = false;
+  // Its sequences lived on it (their slots are its batch rows): they end.
+  const auto per = config_.slots_per_instance;
+  for (size_t s = 0; s < per; ++s) {
+    auto seq = slots_[instance * per + s];
+    if (!seq)
+      continue;
+    for (auto& e : seq->jobs)
+      out.push_back(std::move(e.job));
+    size_ -= seq->jobs.size();
+    seq->jobs.clear();
+    unmap(seq);
+    seq->slot = no_slot;
+    slots_[instance * per + s] = nullptr;
+  }
+  return out;
+}
+
+void sequence_queue::instance_up(size_t instance) {
+  if (config_.oldest || instance >= up_.size() || up_[instance])
+    return;
+  up_[instance] = true;
+  const auto per = config_.slots_per_instance;
+  for (size_t s = 0; s < per && !backlog_.empty(); ++s) {
+    auto g = instance * per + s;
+    if (slots_[g])
+      continue;
+    auto seq = std::move(backlog_.front());
+    backlog_.pop_front();
+    slots_[g] = seq;
+    seq->slot = g;
+  }
+}
+
+void sequence_queue::draining() {
+  for (size_t g = 0; g < slots_.size(); ++g) {
+    auto seq = slots_[g];
+    if (seq && !seq->in_flight && seq->jobs.empty()) {
+      unmap(seq);
+      release_slot(g);
+    }
+  }
 }
 
 // -- time, cancellation, stop ------------------------------------------------------------

@@ -43,6 +43,9 @@ class sequence_queue final : public job_queue {
   status return_to_front(job_ptr job, uint64_t now_ns) override;
   decision next(uint64_t now_ns, size_t instance) override;
   void batch_done(size_t instance, uint64_t now_ns) override;
+  std::vector<job_ptr> instance_down(size_t instance) override;
+  void instance_up(size_t instance) override;
+  void draining() override;
   std::vector<job_ptr> take_expired(uint64_t now_ns) override;
   std::vector<job_ptr> take_cancelled() override;
   std::vector<job_ptr> take_all() override;
@@ -68,7 +71,7 @@ class sequence_queue final : public job_queue {
   void release_slot(size_t slot);
   void unmap(const sequence_ptr& seq);
   /// Adds the control and state inputs to a job taken for a batch.
-  status prepare(const job_ptr& job, sequence& seq);
+  status prepare(const job_ptr& job, const sequence_ptr& seq);
   job_ptr padding_like(const inference_job& representative) const;
   /// Takes `seq`'s front job for a batch of `instance`, prepared.
   job_ptr take_front(const sequence_ptr& seq, size_t instance);
@@ -83,6 +86,10 @@ class sequence_queue final : public job_queue {
   std::deque<sequence_ptr> backlog_;
   /// The sequences of each instance's batch in flight.
   std::vector<std::vector<sequence_ptr>> running_;
+  /// Direct: whether each instance is up (its slots take sequences).
+  std::vector<bool> up_;
+  /// The state specifications, shared with the taps.
+  std::shared_ptr<const std::vector<sequence_state_spec>> states_;
   size_t size_ = 0;
 };
 

@@ -259,16 +259,19 @@ TEST(sequence_queue, a_string_correlation_id_goes_to_a_string_control_as_one_ele
 }
 
 TEST(sequence_queue, oldest_batches_one_request_per_sequence_oldest_first) {
-  sequence_queue q{config_of(4, "oldest { max_candidate_sequences: 3 }", 2)};
+  // Two candidates per instance, as Triton counts them: four slots.
+  sequence_queue q{config_of(4, "oldest { max_candidate_sequences: 2 }", 2)};
   ASSERT_TRUE(q.enqueue(make_job("b1", uint64_t{2}, start), t0 + 1));
   ASSERT_TRUE(q.enqueue(make_job("a1", uint64_t{1}, start), t0 + 2));
   ASSERT_TRUE(q.enqueue(make_job("a2", uint64_t{1}, 0), t0 + 3));
   ASSERT_TRUE(q.enqueue(make_job("c1", uint64_t{3}, start), t0 + 4));
   ASSERT_TRUE(q.enqueue(make_job("d1", uint64_t{4}, start), t0 + 5));
-  EXPECT_EQ(q.active(), 3u);
+  ASSERT_TRUE(q.enqueue(make_job("e1", uint64_t{5}, start), t0 + 6));
+  EXPECT_EQ(q.active(), 4u);
   EXPECT_EQ(q.backlogged(), 1u);
-  EXPECT_EQ(ids(q.next(t0 + 10, 0).jobs), (names{"b1", "a1", "c1"}));
-  // Every candidate has a request running: nothing for another instance.
+  EXPECT_EQ(ids(q.next(t0 + 10, 0).jobs), (names{"b1", "a1", "c1", "d1"}));
+  // Every sequence with a slot has a request running: nothing for another
+  // instance, though a2 waits.
   EXPECT_TRUE(q.next(t0 + 10, 1).jobs.empty());
   q.batch_done(0, t0 + 20);
   EXPECT_EQ(ids(q.next(t0 + 20, 1).jobs), (names{"a2"}));
@@ -372,4 +375,54 @@ TEST(sequence_queue, a_missing_initial_state_file_is_a_load_error) {
   auto settings = sequence_config::from(c, "/nonexistent", 1);
   ASSERT_FALSE(settings);
   EXPECT_NE(settings.error().message().find("initial_state"), std::string::npos);
+}
+
+TEST(sequence_queue, a_lost_instance_ends_its_sequences_and_takes_none_until_it_is_back) {
+  sequence_queue q{config_of(1, "", 2)};
+  ASSERT_TRUE(q.enqueue(make_job("a1", uint64_t{1}, start), t0));
+  ASSERT_TRUE(q.enqueue(make_job("b1", uint64_t{2}, start), t0));
+  ASSERT_TRUE(q.enqueue(make_job("b2", uint64_t{2}, 0), t0));
+  EXPECT_EQ(ids(q.instance_down(1)), (names{"b1", "b2"}));
+  EXPECT_EQ(q.size(), 1u);
+  EXPECT_EQ(q.enqueue(make_job("b3", uint64_t{2}, 0), t0).code(), errc::invalid_argument);
+  // A new sequence waits for instance 0, not for the lost one.
+  ASSERT_TRUE(q.enqueue(make_job("c1", uint64_t{3}, start), t0));
+  EXPECT_EQ(q.backlogged(), 1u);
+  q.instance_up(1);
+  EXPECT_EQ(q.backlogged(), 0u);
+  EXPECT_EQ(ids(q.next(t0, 1).jobs), (names{"c1"}));
+}
+
+TEST(sequence_queue, a_drain_frees_the_slots_of_sequences_that_wait_for_a_request) {
+  sequence_queue q{config_of(1)};
+  ASSERT_TRUE(q.enqueue(make_job("a1", uint64_t{1}, start), t0));
+  q.next(t0, 0);
+  q.batch_done(0, t0);
+  ASSERT_TRUE(q.enqueue(make_job("b1", uint64_t{2}, start), t0));
+  EXPECT_EQ(q.backlogged(), 1u);
+  q.draining();
+  EXPECT_EQ(ids(q.next(t0, 0).jobs), (names{"b1"}));
+}
+
+TEST(sequence_queue, what_conch_does_not_support_is_refused_at_load) {
+  inference::ModelConfig c;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"(
+    name: "it" max_batch_size: 1 sequence_batching { iterative_sequence: true })", &c));
+  EXPECT_EQ(sequence_config::from(c, {}, 1).error().code(), errc::unsupported);
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"(
+    name: "dec" max_batch_size: 1 model_transaction_policy { decoupled: true }
+    sequence_batching {
+      state [ { input_name: "S" output_name: "T" data_type: TYPE_INT32 dims: [ 1 ] } ]
+    })", &c));
+  EXPECT_EQ(sequence_config::from(c, {}, 1).error().code(), errc::unsupported);
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"(
+    name: "grow" max_batch_size: 1 model_transaction_policy { decoupled: false }
+    sequence_batching {
+      state [ { input_name: "S" output_name: "T" data_type: TYPE_INT32 dims: [ 1 ]
+                use_growable_memory: true } ]
+    })", &c));
+  auto st = sequence_config::from(c, {}, 1);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message(), "In order to 'use_growable_memory', you must also enable "
+                                  "'use_single_buffer' for state input name 'S'.");
 }

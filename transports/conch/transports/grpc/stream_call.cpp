@@ -114,7 +114,7 @@ void stream_call::on_response(const stream_request_info& info, runtime::inferenc
     m = grpc_error ? nullptr : stream_error(info, r.error);
   }
   std::vector<cancel_fn> cancels;
-  pending done;  // let go of outside the mutex
+  pending done;  // its cancel function is let go of outside the mutex
   {
     std::lock_guard<std::mutex> guard{mutex};
     auto i = inflight.find(info.seq);
