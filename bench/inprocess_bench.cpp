@@ -7,7 +7,8 @@
 //                               callback, repeat; p50/p90/p99 in µs.
 //   throughput/<model>/<refill>/threads:<n>
 //                               64 requests in flight split over n submitting
-//                               threads; infer/s.
+//                               threads; infer/s. ensemble_identity_2 is two
+//                               identity steps as an ensemble.
 //
 // Flags besides Google Benchmark's:
 //   --caf_profile=conch|caf_default|sharing         scheduler settings
@@ -105,7 +106,7 @@ void register_all(conch::server* srv) {
     benchmark::RegisterBenchmark(name.c_str(), round_trip, srv, w.mode, w.spin, name)
       ->UseRealTime();
   }
-  for (const char* model : {"identity_fp32", "identity_fp32_batched"})
+  for (const char* model : {"identity_fp32", "identity_fp32_batched", "ensemble_identity_2"})
     for (auto how : {refill::loop, refill::callback})
       for (int threads : {2, 4}) {
         auto name = std::string{"throughput/"} + model

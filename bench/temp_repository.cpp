@@ -27,6 +27,20 @@ instance_group [ { count: 1 kind: KIND_CPU } ]
 dynamic_batching { }
 )";
 
+// Two identity steps in a row: what an ensemble's data flow costs over the
+// one step it replaces.
+constexpr const char* ensemble_config = R"(name: "ensemble_identity_2"
+platform: "ensemble"
+max_batch_size: 64
+input [ { name: "INPUT0" data_type: TYPE_FP32 dims: [ 16 ] } ]
+output [ { name: "OUTPUT0" data_type: TYPE_FP32 dims: [ 16 ] } ]
+ensemble_scheduling { step [
+  { model_name: "identity_fp32" input_map { key: "INPUT0" value: "INPUT0" }
+    output_map { key: "OUTPUT0" value: "mid" } },
+  { model_name: "identity_fp32" input_map { key: "INPUT0" value: "mid" }
+    output_map { key: "OUTPUT0" value: "OUTPUT0" } } ] }
+)";
+
 bool write_model(const std::filesystem::path& root, const std::string& name, const char* config) {
   std::error_code ec;
   std::filesystem::create_directories(root / name / "1", ec);
@@ -48,7 +62,8 @@ temp_repository::temp_repository() {
     return;
   std::filesystem::path root{buf.data()};
   if (write_model(root, "identity_fp32", identity_config)
-      && write_model(root, "identity_fp32_batched", batched_config))
+      && write_model(root, "identity_fp32_batched", batched_config)
+      && write_model(root, "ensemble_identity_2", ensemble_config))
     path_ = root.string();
   else
     std::filesystem::remove_all(root);

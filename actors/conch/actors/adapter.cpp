@@ -10,6 +10,8 @@ struct adapter_state {
   model_table_ptr table = std::make_shared<model_table>();
 };
 
+} // namespace
+
 void route(const model_table& table, runtime::job_ptr& job) {
   auto& request = job->request();
   auto entry = table.resolve(request.model_name, request.model_version);
@@ -20,8 +22,6 @@ void route(const model_table& table, runtime::job_ptr& job) {
   if (accept_for(**entry, job))
     caf::anon_send((*entry)->scheduler, std::move(job));
 }
-
-} // namespace
 
 bool accept_for(const version_entry& version, runtime::job_ptr& job) {
   // Accepted on the direct lane already, which found no idle instance: its

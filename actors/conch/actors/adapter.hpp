@@ -3,6 +3,7 @@
 #include <caf/event_based_actor.hpp>
 
 #include "conch/actors/messages.hpp"
+#include "conch/actors/model_table.hpp"
 
 namespace conch::actors {
 
@@ -17,5 +18,10 @@ caf::behavior adapter(caf::event_based_actor* self);
 /// request against the version's configuration and marks the job as served
 /// by it. False when the request is invalid; the job is answered then.
 bool accept_for(const version_entry& version, runtime::job_ptr& job);
+
+/// What an adapter does with a job: resolves its version in `table`,
+/// accepts it (accept_for) and sends it to the version's scheduler; a job
+/// that does not resolve or is invalid is answered here.
+void route(const model_table& table, runtime::job_ptr& job);
 
 } // namespace conch::actors

@@ -37,7 +37,7 @@ model_scheduler::model_scheduler(caf::actor_config& cfg, scheduler_spec spec)
     spec_(std::move(spec)),
     config_(spec_.context.config),
     queue_(make_queue(spec_, queue_error_)) {
-  decoupled_ = config_->model_transaction_policy().decoupled();
+  decoupled_ = answers_after_execute(*config_);
 }
 
 model_scheduler::~model_scheduler() = default;

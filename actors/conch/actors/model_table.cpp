@@ -48,4 +48,28 @@ const version_entry* model_table::find(const std::string& name, int64_t version)
   return nullptr;
 }
 
+void mark_broken_ensembles(model_table& table) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto& [name, m] : table.models)
+      for (auto& v : m.versions) {
+        if (v.state != model_state::ready || !v.config || !v.config->has_ensemble_scheduling())
+          continue;
+        std::string missing;
+        for (const auto& step : v.config->ensemble_scheduling().step()) {
+          auto version = step.model_version() > 0 ? step.model_version() : -1;
+          if (!table.resolve(step.model_name(), version)
+              && (", " + missing + ", ").find(", " + step.model_name() + ", ") == std::string::npos)
+            missing += (missing.empty() ? "" : ", ") + step.model_name();
+        }
+        if (missing.empty())
+          continue;
+        v.state = model_state::unavailable;
+        v.reason = "ensemble " + name + " contains models that are not available or ambiguous: "
+                   + missing;
+        changed = true;
+      }
+  }
+}
+
 } // namespace conch::actors

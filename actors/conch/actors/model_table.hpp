@@ -59,4 +59,11 @@ class model_table {
 
 using model_table_ptr = std::shared_ptr<const model_table>;
 
+/// Marks the READY versions of ensembles that call a model which is not
+/// READY in `table` (directly or through another ensemble) as UNAVAILABLE,
+/// with Triton's reason: an ensemble is ready only while its composing
+/// models are. The marks live in the table only: an ensemble is ready again
+/// in the first table where its models are.
+void mark_broken_ensembles(model_table& table);
+
 } // namespace conch::actors

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <random>
 
+#include "conch/actors/table_gateway.hpp"
 #include "conch/runtime/device_memory.hpp"
 #include "conch/runtime/logging/log.hpp"
 #include "conch/runtime/repository/fingerprint.hpp"
@@ -25,6 +26,7 @@ repository_actor::repository_actor(caf::actor_config& cfg, server_options option
     options_(std::move(options)),
     metrics_(std::move(metrics)),
     flags_(std::move(flags)),
+    gateway_(std::make_shared<table_gateway>(flags_)),
     pool_(std::move(adapter_pool)),
     allow_detached_(allow_detached),
     table_(std::make_shared<model_table>()) {
@@ -224,7 +226,7 @@ void repository_actor::maybe_stop() {
     for (auto& [v, entry] : record.versions)
       if (entry.scheduler)
         entry.state = model_state::unloading;
-  drain(schedulers_, [this] {
+  drain_in_stages(drain_stages(), 0, [this] {
     for (auto& [name, record] : records_)
       record.versions.clear();
     if (stop_rp_.pending())
@@ -290,14 +292,16 @@ model_table_ptr repository_actor::snapshot() const {
     }
     model_entry m;
     m.name = name;
-    bool any_ready = false;
-    for (const auto& [v, entry] : record.versions) {
+    for (const auto& [v, entry] : record.versions)
       m.versions.push_back(entry);
-      any_ready = any_ready || entry.state == model_state::ready;
-    }
-    if (!any_ready && record.versions.begin()->second.reason != "unloaded")
-      all_ready = false;
     table->models.emplace(name, std::move(m));
+  }
+  mark_broken_ensembles(*table);
+  for (const auto& [name, m] : table->models) {
+    bool any_ready = std::any_of(m.versions.begin(), m.versions.end(),
+                                 [](const auto& e) { return e.state == model_state::ready; });
+    if (!any_ready && m.versions.front().reason != "unloaded")
+      all_ready = false;
   }
   flags_->models_ready.store(all_ready || !options_.strict_readiness);
   flags_->publish(table);

@@ -72,6 +72,24 @@ class repository_actor : public caf::event_based_actor {
                               const std::filesystem::path& repository,
                               const runtime::backends::model_factory& factory);
 
+  // -- ensembles (repository_ensembles.cpp) ---------------------------------------
+  /// Loads the models an ensemble's steps run that are not loaded yet, one
+  /// operation on each as a load of it would be, then calls `then` (also
+  /// when some failed: the ensemble's load reports them). An ensemble that
+  /// would wait, directly or through others, for itself fails instead
+  /// ("circular dependency between ensembles").
+  void load_composing(const std::string& name, const inference::ModelConfig& config,
+                      done_fn then);
+  /// An ensemble's configuration, made decoupled when one of the models its
+  /// steps run is, as Triton does.
+  std::shared_ptr<const inference::ModelConfig>
+  with_composing_policy(std::shared_ptr<const inference::ModelConfig> config) const;
+  /// The schedulers in the order a stop drains them: ensembles before the
+  /// models they call (outermost first), every other scheduler last.
+  std::vector<std::vector<caf::actor>> drain_stages() const;
+  void drain_in_stages(std::vector<std::vector<caf::actor>> stages, size_t next,
+                       std::function<void()> then);
+
   // -- repository roots (repository_roots.cpp) -----------------------------------
   runtime::status register_root(const runtime::repository::repository_root& root);
   runtime::status unregister_root(const std::string& path);
@@ -107,6 +125,10 @@ class repository_actor : public caf::event_based_actor {
   std::vector<runtime::repository::repository_root> roots_;
   std::shared_ptr<runtime::statistics::metrics_registry> metrics_;
   std::shared_ptr<server_flags> flags_;
+  /// How ensembles reach the other models (through the published table).
+  std::shared_ptr<runtime::backends::model_gateway> gateway_;
+  /// By ensemble: the models it waits to be loaded (load_composing).
+  std::map<std::string, std::vector<std::string>> waiting_on_;
   caf::actor pool_;
   bool allow_detached_;
   int gpu_count_ = 0;

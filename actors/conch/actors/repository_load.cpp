@@ -95,6 +95,7 @@ version_entry repository_actor::start_version(const std::string& name, int64_t v
   spec.context.model_path = model_path;
   spec.context.version_path = model_path / std::to_string(version);
   spec.context.repository_path = repository;
+  spec.context.models = gateway_;
   spec.factory = factory;
   spec.stats = entry.stats;
   spec.restart_budget = options_.restart_budget;
@@ -118,7 +119,18 @@ void repository_actor::load(const std::string& name, load_parameters_ptr params,
   off_thread([this, request = std::move(request), started, done]() -> std::function<void()> {
     auto prepared = std::make_shared<prepared_load>(prepare_load(request));
     return [this, name = request.name, prepared, started, done] {
-      start_load(name, *prepared, started, done);
+      const auto& config = prepared->config;
+      if (stopping_ || !prepared->error || !config || !config->has_ensemble_scheduling())
+        return start_load(name, *prepared, started, done);
+      // The models its steps run load first.
+      load_composing(name, *config, [this, name, prepared, started, done](status st) {
+        if (!st) {
+          records_[name].last_error = st.message();
+          CONCH_LOG_ERROR << st.message();
+          return done(st);
+        }
+        start_load(name, *prepared, started, done);
+      });
     };
   });
 }
@@ -138,7 +150,7 @@ void repository_actor::start_load(const std::string& name, const prepared_load& 
   const auto& location = prepared.location;
   const auto& versions = prepared.versions;
   records_[name].fingerprint = prepared.fingerprint;
-  auto shared_config = prepared.config;
+  auto shared_config = with_composing_policy(prepared.config);
   auto pending = std::make_shared<size_t>(versions.size());
   auto loaded = std::make_shared<std::map<int64_t, version_entry>>();
   auto failures = std::make_shared<std::map<int64_t, status>>();

@@ -153,7 +153,11 @@ index_ptr repository_actor::index_of(const std::vector<std::string>& found,
       out->push_back({name, "", model_state::unavailable, record.last_error});
       listed[name] = true;
     }
-    for (const auto& [v, entry] : record.versions) {
+    for (const auto& [v, version] : record.versions) {
+      // A READY ensemble whose composing models are not is shown as the
+      // published table marks it (mark_broken_ensembles).
+      const auto* published = table_->find(name, v);
+      const auto& entry = version.state == model_state::ready && published ? *published : version;
       if (ready_only && entry.state != model_state::ready)
         continue;
       out->push_back({name, std::to_string(v), entry.state, entry.reason});

@@ -42,9 +42,17 @@ bool lane_eligible(const inference::ModelConfig& config) {
          && !needs_ordering(config);
 }
 
+bool answers_after_execute(const inference::ModelConfig& config) {
+  return config.model_transaction_policy().decoupled() || config.has_ensemble_scheduling();
+}
+
 std::vector<runtime::backends::instance_context>
 instance_contexts(const inference::ModelConfig& config) {
   std::vector<runtime::backends::instance_context> out;
+  if (config.has_ensemble_scheduling() && config.instance_group_size() == 0) {
+    out.push_back({config.name() + "_0", inference::ModelInstanceGroup::KIND_CPU, 0, 0});
+    return out;
+  }
   for (const auto& group : config.instance_group()) {
     auto count = std::max(1, group.count());
     if (group.kind() == inference::ModelInstanceGroup::KIND_GPU && group.gpus_size() > 0) {

@@ -45,6 +45,10 @@ bool needs_ordering(const inference::ModelConfig& config);
 /// (decoupled), nor need its responses reordered.
 bool lane_eligible(const inference::ModelConfig& config);
 
+/// True when a request may be answered after its execute() returned: a
+/// decoupled model's, and an ensemble's (its steps answer it).
+bool answers_after_execute(const inference::ModelConfig& config);
+
 /// One context per instance of the (normalised) configuration, named
 /// "<group>_<index in group>" as Triton names them.
 std::vector<runtime::backends::instance_context>

@@ -20,24 +20,40 @@ inference_job::~inference_job() {
   }
 }
 
-// cancel() and set_cancel_listener() each store one flag and then read the
-// other's; sequential consistency guarantees that at least one of them sees
-// both and tells the listener (telling it twice is harmless). listener_ is
-// written once, before listener_set_, and never again.
+namespace {
+
+// Stores a listener once: `slot` is written before `set`, and never again.
+void store_listener(std::shared_ptr<cancel_listener>& slot, std::atomic<bool>& set,
+                    std::shared_ptr<cancel_listener> l, const std::atomic<bool>& cancelled,
+                    const inference_job& job) noexcept {
+  if (set.load(std::memory_order_relaxed))
+    return;
+  slot = std::move(l);
+  set.store(true, std::memory_order_seq_cst);
+  if (cancelled.load(std::memory_order_seq_cst) && !job.completed())
+    slot->on_cancel();
+}
+
+} // namespace
+
+// cancel() and the setters of the listeners each store one flag and then
+// read the other's; sequential consistency guarantees that at least one of
+// them sees both and tells the listener (telling it twice is harmless).
 void inference_job::cancel() noexcept {
   if (cancelled_.exchange(true, std::memory_order_seq_cst))
     return;
   if (listener_set_.load(std::memory_order_seq_cst) && !completed())
     listener_->on_cancel();
+  if (work_listener_set_.load(std::memory_order_seq_cst) && !completed())
+    work_listener_->on_cancel();
 }
 
 void inference_job::set_cancel_listener(std::shared_ptr<cancel_listener> l) noexcept {
-  if (listener_set_.load(std::memory_order_relaxed))
-    return;
-  listener_ = std::move(l);
-  listener_set_.store(true, std::memory_order_seq_cst);
-  if (cancelled_.load(std::memory_order_seq_cst) && !completed())
-    listener_->on_cancel();
+  store_listener(listener_, listener_set_, std::move(l), cancelled_, *this);
+}
+
+void inference_job::set_work_listener(std::shared_ptr<cancel_listener> l) noexcept {
+  store_listener(work_listener_, work_listener_set_, std::move(l), cancelled_, *this);
 }
 
 void inference_job::respond(inference_response&& r) {

@@ -135,6 +135,11 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
   /// by the owner of the job at that moment; later calls are ignored.
   void set_cancel_listener(std::shared_ptr<cancel_listener> l) noexcept;
 
+  /// Names who else to tell: whoever carries the job's work on past its
+  /// scheduler's queue (an ensemble's steps, requests of their own). Set
+  /// once, by the backend that runs the job; later calls are ignored.
+  void set_work_listener(std::shared_ptr<cancel_listener> l) noexcept;
+
   // -- hooks -----------------------------------------------------------------
 
   /// Observers set by the frontend and by the model before the job moves on.
@@ -184,7 +189,9 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
   std::shared_ptr<const output_labels> labels_;
   std::shared_ptr<const tensor_reshapes> reshapes_;
   std::shared_ptr<response_tap> tap_;
+  std::shared_ptr<cancel_listener> work_listener_;
   std::atomic<bool> listener_set_{false};
+  std::atomic<bool> work_listener_set_{false};
   job_times times_;
   int64_t version_ = -1;
   uint64_t sequence_ = 0;

@@ -12,6 +12,25 @@
 
 namespace conch::runtime::backends {
 
+/// The server's models as a backend may call them (an ensemble's steps):
+/// requests go where a client's would, through the current model table.
+/// Thread-safe.
+class model_gateway {
+ public:
+  virtual ~model_gateway() = default;
+
+  /// Sends `job` to the version its request names, as an adapter would
+  /// (resolve, validate, schedule); the job's callback hears the outcome,
+  /// also when the model is unknown or not ready. May run the job on the
+  /// calling thread before it returns.
+  virtual void submit(job_ptr job) = 0;
+
+  /// The configuration of the version a request for (`name`, `version`)
+  /// would reach now; the error a request would get when there is none.
+  virtual result<std::shared_ptr<const inference::ModelConfig>>
+  config_of(const std::string& name, int64_t version) const = 0;
+};
+
 /// What a backend learns about the model version it serves.
 struct model_context {
   /// The normalised, validated configuration.
@@ -24,6 +43,8 @@ struct model_context {
   std::filesystem::path version_path;
   /// The repository the model was found in.
   std::filesystem::path repository_path;
+  /// The server's other models; null where none can be reached (unit tests).
+  std::shared_ptr<model_gateway> models;
 };
 
 /// What a backend learns about one instance it creates.

@@ -63,7 +63,8 @@ class registry {
   std::map<std::string, std::string> platforms_;
 };
 
-/// Registers identity, add_sub and repeat (idempotent). Called by registry::global().
+/// Registers identity, add_sub, repeat and ensemble (with platform "ensemble";
+/// idempotent). Called by registry::global().
 void register_builtin_backends(registry& r);
 
 } // namespace conch::runtime::backends

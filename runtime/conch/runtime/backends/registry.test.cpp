@@ -21,7 +21,7 @@ backend_entry fake_backend(const std::string& name) {
 
 TEST(registry, the_global_registry_holds_the_builtin_backends) {
   auto names = registry::global().names();
-  EXPECT_EQ(names, (std::vector<std::string>{"add_sub", "identity", "repeat"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"add_sub", "ensemble", "identity", "repeat"}));
   EXPECT_TRUE(registry::global().find("identity").has_value());
   EXPECT_FALSE(registry::global().find("nope").has_value());
 }
@@ -33,6 +33,7 @@ TEST(registry, maps_triton_platforms_to_backends) {
   EXPECT_EQ(r.backend_for_platform("tensorflow_savedmodel"), "tensorflow");
   EXPECT_EQ(r.backend_for_platform("tensorflow_graphdef"), "tensorflow");
   EXPECT_EQ(r.backend_for_platform("tensorrt_plan"), "tensorrt");
+  EXPECT_EQ(r.backend_for_platform("ensemble"), "ensemble");
   EXPECT_FALSE(r.backend_for_platform("identity").has_value());
 }
 
@@ -89,7 +90,7 @@ TEST(registry, add_replaces_and_builtins_register_idempotently) {
   registry r;
   register_builtin_backends(r);
   register_builtin_backends(r);
-  EXPECT_EQ(r.names().size(), 3u);
+  EXPECT_EQ(r.names().size(), 4u);
   r.add(fake_backend("identity"));
   auto config = make_config("m", "identity");
   auto entry = r.resolve(config);

@@ -55,8 +55,10 @@ struct loaded_model {
   std::unique_ptr<backend_instance> instance;
 };
 
-/// Resolves, loads and instantiates `config` through registry::global().
-inline result<loaded_model> load(const inference::ModelConfig& config) {
+/// Resolves, loads and instantiates `config` through registry::global(),
+/// with `models` as the server's other models (for ensembles).
+inline result<loaded_model> load(const inference::ModelConfig& config,
+                                 std::shared_ptr<model_gateway> models = nullptr) {
   auto entry = registry::global().resolve(config);
   if (!entry)
     return entry.error();
@@ -64,6 +66,7 @@ inline result<loaded_model> load(const inference::ModelConfig& config) {
   ctx.config = std::make_shared<const inference::ModelConfig>(config);
   ctx.name = config.name();
   ctx.version = 1;
+  ctx.models = std::move(models);
   auto model = entry->factory(ctx);
   if (!model)
     return model.error();

@@ -1,0 +1,146 @@
+// What the repository does for ensembles: loads their composing models
+// first, gives them the composing models' transaction policy, and drains
+// them before the models they call.
+
+#include <algorithm>
+#include <set>
+
+#include "conch/actors/repository_actor.hpp"
+
+namespace conch::actors {
+
+using runtime::status;
+
+namespace {
+
+// The models an ensemble's steps run, once each, in step order.
+std::vector<std::string> composing_models(const inference::ModelConfig& config) {
+  std::vector<std::string> out;
+  for (const auto& step : config.ensemble_scheduling().step())
+    if (std::find(out.begin(), out.end(), step.model_name()) == out.end())
+      out.push_back(step.model_name());
+  return out;
+}
+
+// A path from `from` back to `target` through the models ensembles wait
+// for, into `path`; false when there is none.
+bool path_to(const std::map<std::string, std::vector<std::string>>& waiting_on,
+             const std::string& from, const std::string& target, std::vector<std::string>& path,
+             std::set<std::string>& seen) {
+  path.push_back(from);
+  if (from == target && path.size() > 1)
+    return true;
+  auto i = waiting_on.find(from);
+  if (i != waiting_on.end() && seen.insert(from).second)
+    for (const auto& next : i->second)
+      if (path_to(waiting_on, next, target, path, seen))
+        return true;
+  path.pop_back();
+  return false;
+}
+
+} // namespace
+
+void repository_actor::load_composing(const std::string& name,
+                                      const inference::ModelConfig& config, done_fn then) {
+  auto models = composing_models(config);
+  models.erase(std::remove(models.begin(), models.end(), name), models.end());
+  waiting_on_[name] = models;
+  std::vector<std::string> path;
+  std::set<std::string> seen;
+  if (path_to(waiting_on_, name, name, path, seen)) {
+    waiting_on_.erase(name);
+    std::string chain;
+    for (const auto& m : path)
+      chain += (chain.empty() ? "" : " -> ") + m;
+    return then(runtime::invalid_argument("circular dependency between ensembles: " + chain));
+  }
+  if (models.empty()) {
+    waiting_on_.erase(name);
+    return then(status::ok());
+  }
+  auto remaining = std::make_shared<size_t>(models.size());
+  auto one_done = [this, name, remaining, then](status) {
+    if (--*remaining > 0)
+      return;
+    waiting_on_.erase(name);
+    then(status::ok());
+  };
+  for (const auto& m : models)
+    run_exclusive(
+      m,
+      [this, m](done_fn done) {
+        if (stopping_)
+          return done(runtime::unavailable("server is stopping"));
+        auto r = records_.find(m);
+        bool ready = r != records_.end()
+                     && std::any_of(r->second.versions.begin(), r->second.versions.end(),
+                                    [](const auto& v) { return v.second.state == model_state::ready; });
+        if (ready)
+          return done(status::ok());
+        load(m, nullptr, std::move(done));
+      },
+      one_done);
+}
+
+std::shared_ptr<const inference::ModelConfig> repository_actor::with_composing_policy(
+  std::shared_ptr<const inference::ModelConfig> config) const {
+  if (!config || !config->has_ensemble_scheduling()
+      || config->model_transaction_policy().decoupled())
+    return config;
+  for (const auto& step : config->ensemble_scheduling().step()) {
+    auto entry =
+      table_->resolve(step.model_name(), step.model_version() > 0 ? step.model_version() : -1);
+    if (entry && (*entry)->config && (*entry)->config->model_transaction_policy().decoupled()) {
+      auto decoupled = std::make_shared<inference::ModelConfig>(*config);
+      decoupled->mutable_model_transaction_policy()->set_decoupled(true);
+      return decoupled;
+    }
+  }
+  return config;
+}
+
+std::vector<std::vector<caf::actor>> repository_actor::drain_stages() const {
+  // How deep each model nests ensembles: 0 for a model that is none, one
+  // more than its deepest composing model for an ensemble.
+  std::map<std::string, size_t> depth;
+  std::function<size_t(const std::string&, size_t)> depth_of = [&](const std::string& name,
+                                                                   size_t guard) -> size_t {
+    if (auto known = depth.find(name); known != depth.end())
+      return known->second;
+    auto r = records_.find(name);
+    size_t d = 0;
+    if (r != records_.end() && guard <= records_.size())
+      for (const auto& [v, entry] : r->second.versions)
+        if (entry.config && entry.config->has_ensemble_scheduling())
+          for (const auto& m : composing_models(*entry.config))
+            d = std::max(d, 1 + depth_of(m, guard + 1));
+    depth[name] = d;
+    return d;
+  };
+  std::vector<std::vector<caf::actor>> stages(1);
+  for (const auto& s : schedulers_) {
+    size_t d = 0;
+    for (const auto& [name, record] : records_)
+      for (const auto& [v, entry] : record.versions)
+        if (entry.scheduler == s)
+          d = depth_of(name, 0);
+    if (stages.size() <= d)
+      stages.resize(d + 1);
+    stages[d].push_back(s);
+  }
+  std::reverse(stages.begin(), stages.end());
+  return stages;
+}
+
+void repository_actor::drain_in_stages(std::vector<std::vector<caf::actor>> stages, size_t next,
+                                       std::function<void()> then) {
+  if (next >= stages.size())
+    return then();
+  auto schedulers = stages[next];
+  drain(std::move(schedulers), [this, stages = std::move(stages), next, then]() mutable {
+    drain_in_stages(std::move(stages), next + 1, std::move(then));
+  });
+}
+
+} // namespace conch::actors

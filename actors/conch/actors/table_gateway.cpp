@@ -1,0 +1,23 @@
+#include "conch/actors/table_gateway.hpp"
+
+#include "conch/actors/adapter.hpp"
+#include "conch/actors/inline_submit.hpp"
+
+namespace conch::actors {
+
+void table_gateway::submit(runtime::job_ptr job) {
+  auto table = flags_->table();
+  if (submit_inline(*table, job))
+    return;
+  route(*table, job);
+}
+
+runtime::result<std::shared_ptr<const inference::ModelConfig>>
+table_gateway::config_of(const std::string& name, int64_t version) const {
+  auto entry = flags_->table()->resolve(name, version);
+  if (!entry)
+    return entry.error();
+  return (*entry)->config;
+}
+
+} // namespace conch::actors

@@ -1,0 +1,29 @@
+#pragma once
+
+#include <memory>
+
+#include "conch/actors/server_flags.hpp"
+#include "conch/runtime/backends/backend.hpp"
+
+namespace conch::actors {
+
+/// The server's models as a backend calls them (an ensemble's steps): each
+/// request resolves against the model table the repository publishes, runs
+/// on the direct lane where the version has an idle instance, and otherwise
+/// goes to the version's scheduler as an adapter would send it. It is not
+/// refused while the server stops: the steps of a request admitted before
+/// the stop run, and the repository drains ensembles before the models they
+/// call. Holds the flags only, so it never keeps an actor alive.
+class table_gateway final : public runtime::backends::model_gateway {
+ public:
+  explicit table_gateway(std::shared_ptr<const server_flags> flags) : flags_(std::move(flags)) {}
+
+  void submit(runtime::job_ptr job) override;
+  runtime::result<std::shared_ptr<const inference::ModelConfig>>
+  config_of(const std::string& name, int64_t version) const override;
+
+ private:
+  std::shared_ptr<const server_flags> flags_;
+};
+
+} // namespace conch::actors

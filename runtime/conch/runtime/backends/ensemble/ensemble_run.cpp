@@ -1,0 +1,259 @@
+#include "conch/runtime/backends/ensemble/ensemble_run.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "conch/runtime/backends/common/job_output.hpp"
+
+namespace conch::runtime::backends::ensemble {
+
+ensemble_run::ensemble_run(std::shared_ptr<const ensemble_plan> plan, job_ptr job)
+  : plan_(std::move(plan)), job_(std::move(job)) {}
+
+void ensemble_run::start(std::shared_ptr<const ensemble_plan> plan, job_ptr job) {
+  auto run = std::make_shared<ensemble_run>(std::move(plan), job);
+  // The job holds the run until its final answer, which lets go of the job.
+  job->set_work_listener(run);
+  run->begin();
+}
+
+void ensemble_run::begin() {
+  const auto& g = plan_->graph;
+  std::vector<job_ptr> steps;
+  {
+    lock_type lock{mu_};
+    common::mark_input_end(*job_);
+    values_.resize(g.tensors.size());
+    const auto& request = job_->request();
+    for (auto t : g.inputs) {
+      values_[t].set = true;
+      if (const tensor* in = request.input(g.tensors[t]))
+        values_[t].value = *in;
+    }
+    if (job_->is_cancelled())
+      (void) stop(cancelled("request cancelled"), failure_kind::cancelled);
+    else
+      steps = ready_steps(g.inputs);
+    maybe_finish();
+    flush(lock);
+  }
+  send(steps);
+}
+
+std::vector<job_ptr> ensemble_run::ready_steps(const std::vector<size_t>& written) {
+  const auto& g = plan_->graph;
+  std::vector<size_t> ready;
+  for (auto t : written)
+    for (auto s : g.consumers[t]) {
+      const auto& in = g.steps[s].inputs;
+      bool all = std::all_of(in.begin(), in.end(),
+                             [this](const auto& p) { return values_[p.second].set; });
+      if (all && std::find(ready.begin(), ready.end(), s) == ready.end())
+        ready.push_back(s);
+    }
+  std::sort(ready.begin(), ready.end());
+  std::vector<job_ptr> out;
+  out.reserve(ready.size());
+  // Forget the steps that completed, so the list stays as long as the
+  // steps running.
+  running_.erase(std::remove_if(running_.begin(), running_.end(),
+                                [](const auto& w) {
+                                  auto j = w.lock();
+                                  return !j || j->completed();
+                                }),
+                 running_.end());
+  for (auto s : ready) {
+    auto job = step_request(s);
+    running_.push_back(job);
+    out.push_back(std::move(job));
+    ++in_flight_;
+  }
+  return out;
+}
+
+job_ptr ensemble_run::step_request(size_t s) {
+  const auto& step = plan_->graph.steps[s];
+  const auto& parent = job_->request();
+  inference_request r;
+  r.model_name = step.model_name;
+  r.model_version = step.model_version;
+  r.id = parent.id;
+  r.flags = parent.flags;
+  r.correlation_id = parent.correlation_id;
+  r.priority = parent.priority;
+  r.timeout_us = parent.timeout_us;
+  r.parameters = parent.parameters;
+  r.inputs.reserve(step.inputs.size());
+  for (const auto& [name, t] : step.inputs)
+    if (const auto& v = values_[t].value) {
+      r.inputs.push_back(*v);
+      r.inputs.back().name = name;
+    }
+  r.requested_outputs.reserve(step.outputs.size());
+  for (const auto& [name, t] : step.outputs)
+    r.requested_outputs.push_back(name);
+  // The callback holds the run: a step's answer always comes, even from a
+  // step whose job is dropped unanswered (its destructor answers).
+  return std::make_shared<inference_job>(
+    std::move(r), [self = shared_from_this(), s](inference_response&& resp) {
+      self->on_step_response(s, std::move(resp));
+    });
+}
+
+void ensemble_run::send(std::vector<job_ptr>& steps) {
+  for (auto& step : steps)
+    plan_->models->submit(std::move(step));
+  steps.clear();
+}
+
+void ensemble_run::on_step_response(size_t s, inference_response&& r) {
+  const auto& g = plan_->graph;
+  const auto& step = g.steps[s];
+  std::vector<job_ptr> next;
+  std::vector<job_ptr> to_cancel;
+  {
+    lock_type lock{mu_};
+    if (r.final && in_flight_ > 0)
+      --in_flight_;
+    if (!r.error) {
+      to_cancel = stop(r.error.with_prefix("in ensemble '" + plan_->name + "', "),
+                       r.error.code() == errc::cancelled ? failure_kind::cancelled
+                                                         : failure_kind::backend);
+    } else if (!stopped_) {
+      std::vector<size_t> written;
+      for (const auto& [name, t] : step.outputs) {
+        auto out = std::find_if(r.outputs.begin(), r.outputs.end(),
+                                [&name = name](const tensor& o) { return o.name == name; });
+        if (out == r.outputs.end())
+          continue;
+        values_[t].set = true;
+        values_[t].value = std::move(*out);
+        values_[t].value->name = g.tensors[t];
+        written.push_back(t);
+      }
+      if (plan_->decoupled && !written.empty()) {
+        auto outputs = outputs_of(written, false);
+        if (!outputs)
+          to_cancel = stop(outputs.error(), failure_kind::backend);
+        else if (!outputs->empty())
+          outbox_.push_back({std::move(*outputs), false, status::ok(), failure_kind::backend});
+      }
+      if (!stopped_)
+        next = ready_steps(written);
+    }
+    maybe_finish();
+    flush(lock);
+  }
+  for (auto& j : to_cancel)
+    j->cancel();
+  send(next);
+}
+
+std::vector<job_ptr> ensemble_run::stop(status error, failure_kind kind) {
+  std::vector<job_ptr> running;
+  if (stopped_)
+    return running;
+  stopped_ = true;
+  error_ = std::move(error);
+  error_kind_ = kind;
+  for (auto& w : running_)
+    if (auto j = w.lock(); j && !j->completed())
+      running.push_back(std::move(j));
+  running_.clear();
+  return running;
+}
+
+void ensemble_run::on_cancel() noexcept {
+  std::vector<job_ptr> running;
+  {
+    lock_type lock{mu_};
+    if (finished_)
+      return;
+    running = stop(cancelled("request cancelled"), failure_kind::cancelled);
+    maybe_finish();
+    flush(lock);
+  }
+  for (auto& j : running)
+    j->cancel();
+}
+
+result<std::vector<tensor>> ensemble_run::outputs_of(const std::vector<size_t>& written,
+                                                     bool all) {
+  const auto& g = plan_->graph;
+  const auto& request = job_->request();
+  std::vector<tensor> out;
+  for (auto t : g.outputs) {
+    if (!all && std::find(written.begin(), written.end(), t) == written.end())
+      continue;
+    const auto& name = g.tensors[t];
+    if (!request.wants_output(name))
+      continue;
+    const auto& v = values_[t].value;
+    if (!v) {
+      if (!all)
+        continue;
+      return invalid_argument("in ensemble '" + plan_->name
+                            + "', unexpected deadlock, at least one output is not set while "
+                              "no more ensemble steps can be made");
+    }
+    if (!request.allocator) {
+      common::mark_output_start(*job_);
+      out.push_back(*v);
+      continue;
+    }
+    // The client chose where its outputs live: copy them there.
+    if (!v->data.host_accessible())
+      return unsupported("output '" + name + "' is in "
+                         + std::string{memory_type_name(v->data.type())}
+                         + " memory; an ensemble copies host memory only");
+    auto copy = common::allocate_output(*job_, name, v->type, v->shape, v->data.size());
+    if (!copy)
+      return copy.error();
+    if (!v->data.empty())
+      std::memcpy(copy->data.data(), v->data.data(), v->data.size());
+    out.push_back(std::move(*copy));
+  }
+  return out;
+}
+
+void ensemble_run::maybe_finish() {
+  if (finished_ || in_flight_ > 0)
+    return;
+  finished_ = true;
+  if (stopped_) {
+    outbox_.push_back({{}, true, error_, error_kind_});
+    return;
+  }
+  if (plan_->decoupled) {
+    outbox_.push_back({{}, true, status::ok(), failure_kind::backend});
+    return;
+  }
+  auto outputs = outputs_of({}, true);
+  if (!outputs)
+    outbox_.push_back({{}, true, outputs.error(), failure_kind::backend});
+  else
+    outbox_.push_back({std::move(*outputs), true, status::ok(), failure_kind::backend});
+}
+
+void ensemble_run::flush(lock_type& lock) {
+  if (delivering_)
+    return; // the thread delivering takes these too, in order
+  delivering_ = true;
+  while (!outbox_.empty()) {
+    auto a = std::move(outbox_.front());
+    outbox_.pop_front();
+    auto job = a.final ? std::move(job_) : job_;
+    if (a.final)
+      values_.clear(); // the tensors go with the answer
+    lock.unlock();
+    if (!a.error)
+      job->fail(std::move(a.error), a.kind);
+    else
+      common::respond_with(*job, std::move(a.outputs), a.final);
+    lock.lock();
+  }
+  delivering_ = false;
+}
+
+} // namespace conch::runtime::backends::ensemble
