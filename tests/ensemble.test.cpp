@@ -105,6 +105,7 @@ class ensemble : public server_fixture {
     repo_.add_model("orphan", orphan_config);
     repo_.add_model("cycle_a", cyclic_config("cycle_a", "cycle_b"));
     repo_.add_model("cycle_b", cyclic_config("cycle_b", "cycle_a"));
+    repo_.add_model("narcissus", cyclic_config("narcissus", "narcissus"));
   }
 
   actors::server start_explicit(std::vector<std::string> models) {
@@ -209,6 +210,8 @@ TEST_F(ensemble, ensembles_that_call_each_other_fail_to_load_rather_than_wait) {
       EXPECT_EQ(e.reason, "circular dependency between ensembles: cycle_b -> cycle_a -> cycle_b");
     }
   EXPECT_TRUE(found);
+  EXPECT_EQ(srv.load("narcissus").message(),
+            "circular dependency between ensembles: narcissus -> narcissus");
   EXPECT_TRUE(srv.load("pipeline")); // the repository goes on serving
 }
 

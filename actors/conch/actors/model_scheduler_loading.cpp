@@ -9,6 +9,7 @@
 #include "conch/actors/instance_actor.hpp"
 #include "conch/actors/model_scheduler.hpp"
 #include "conch/actors/scheduler_hooks.hpp"
+#include "conch/runtime/backends/common/warmup.hpp"
 
 namespace conch::actors {
 
@@ -33,6 +34,18 @@ caf::result<status> model_scheduler::start_loading() {
         model = std::move(*made);
       else
         st = made.error();
+      // Warm-up samples read their files here, off the actor system's
+      // threads; each instance runs them as it is created.
+      if (model && context.config->model_warmup_size() > 0) {
+        auto samples =
+          runtime::backends::common::make_warmup_samples(*context.config, context.model_path);
+        if (samples)
+          model = runtime::backends::common::with_warmup(std::move(model), std::move(*samples));
+        else
+          st = samples.error();
+        if (!st)
+          model.reset(); // released here, on the thread that made it
+      }
     } catch (abi::__forced_unwind&) {
       throw; // the interpreter ends this thread at exit
     } catch (const std::exception& e) {

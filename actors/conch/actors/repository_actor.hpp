@@ -140,6 +140,8 @@ class repository_actor : public caf::event_based_actor {
   uint64_t next_operation_ = 0;
   /// Every scheduler alive, loading and retiring ones included.
   std::vector<caf::actor> schedulers_;
+  /// The configuration each of them serves, until it is down.
+  std::map<caf::actor_addr, std::shared_ptr<const inference::ModelConfig>> scheduler_configs_;
   /// Where off_thread work runs; null in deterministic tests.
   std::unique_ptr<worker_thread> scanner_;
   struct continuation {

@@ -3,6 +3,7 @@
 // them before the models they call.
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 #include "conch/actors/repository_actor.hpp"
@@ -44,11 +45,18 @@ bool path_to(const std::map<std::string, std::vector<std::string>>& waiting_on,
 void repository_actor::load_composing(const std::string& name,
                                       const inference::ModelConfig& config, done_fn then) {
   auto models = composing_models(config);
-  models.erase(std::remove(models.begin(), models.end(), name), models.end());
   waiting_on_[name] = models;
+  // Who calls whom: the ensembles loaded, then the ones loading (this one
+  // as it will be), so a cycle through a loaded ensemble shows too.
+  auto calls = waiting_on_;
+  for (const auto& [model, record] : records_)
+    for (const auto& [v, entry] : record.versions)
+      if (entry.config && entry.config->has_ensemble_scheduling() && !waiting_on_.count(model))
+        for (const auto& m : composing_models(*entry.config))
+          calls[model].push_back(m);
   std::vector<std::string> path;
   std::set<std::string> seen;
-  if (path_to(waiting_on_, name, name, path, seen)) {
+  if (path_to(calls, name, name, path, seen)) {
     waiting_on_.erase(name);
     std::string chain;
     for (const auto& m : path)
@@ -104,27 +112,29 @@ std::vector<std::vector<caf::actor>> repository_actor::drain_stages() const {
   // How deep each model nests ensembles: 0 for a model that is none, one
   // more than its deepest composing model for an ensemble.
   std::map<std::string, size_t> depth;
-  std::function<size_t(const std::string&, size_t)> depth_of = [&](const std::string& name,
-                                                                   size_t guard) -> size_t {
+  std::function<size_t(const inference::ModelConfig*, size_t)> depth_of_config;
+  auto depth_of = [&](const std::string& name, size_t guard) -> size_t {
     if (auto known = depth.find(name); known != depth.end())
       return known->second;
-    auto r = records_.find(name);
     size_t d = 0;
-    if (r != records_.end() && guard <= records_.size())
+    if (auto r = records_.find(name); r != records_.end())
       for (const auto& [v, entry] : r->second.versions)
-        if (entry.config && entry.config->has_ensemble_scheduling())
-          for (const auto& m : composing_models(*entry.config))
-            d = std::max(d, 1 + depth_of(m, guard + 1));
+        d = std::max(d, depth_of_config(entry.config.get(), guard + 1));
     depth[name] = d;
+    return d;
+  };
+  depth_of_config = [&](const inference::ModelConfig* config, size_t guard) -> size_t {
+    size_t d = 0;
+    if (config != nullptr && config->has_ensemble_scheduling() && guard <= records_.size())
+      for (const auto& m : composing_models(*config))
+        d = std::max(d, 1 + depth_of(m, guard));
     return d;
   };
   std::vector<std::vector<caf::actor>> stages(1);
   for (const auto& s : schedulers_) {
-    size_t d = 0;
-    for (const auto& [name, record] : records_)
-      for (const auto& [v, entry] : record.versions)
-        if (entry.scheduler == s)
-          d = depth_of(name, 0);
+    // Retiring versions too: the configuration each scheduler serves.
+    auto c = scheduler_configs_.find(s.address());
+    size_t d = c == scheduler_configs_.end() ? 0 : depth_of_config(c->second.get(), 0);
     if (stages.size() <= d)
       stages.resize(d + 1);
     stages[d].push_back(s);

@@ -104,6 +104,7 @@ version_entry repository_actor::start_version(const std::string& name, int64_t v
     spec.lane = entry.lane = std::make_shared<direct_lane>(instance_contexts(*config).size());
   entry.scheduler = spawn<model_scheduler, caf::monitored>(std::move(spec));
   schedulers_.push_back(entry.scheduler);
+  scheduler_configs_[entry.scheduler.address()] = config;
   return entry;
 }
 

@@ -9,6 +9,10 @@ namespace conch::actors {
 using runtime::status;
 
 void repository_actor::unload(const std::string& name, done_fn done) {
+  // The stop drains every version itself, ensembles first: an unload now
+  // would take composing models away from the ensembles still draining.
+  if (stopping_)
+    return done(runtime::unavailable("server is stopping"));
   auto& record = records_[name];
   std::vector<caf::actor> schedulers;
   for (auto& [v, entry] : record.versions)

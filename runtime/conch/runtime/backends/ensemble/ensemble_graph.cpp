@@ -79,6 +79,12 @@ result<ensemble_graph> ensemble_graph::build(const inference::ModelConfig& confi
     // A step that names no version (0, proto3's default) runs the latest,
     // as -1 asks.
     s.model_version = step.model_version() > 0 ? step.model_version() : -1;
+    if (step.input_map().empty())
+      return invalid_argument("must specify 'input_map' in step " + std::to_string(i)
+                              + " of ensemble " + in_quotes(config.name()));
+    if (step.output_map().empty())
+      return invalid_argument("must specify 'output_map' in step " + std::to_string(i)
+                              + " of ensemble " + in_quotes(config.name()));
     for (const auto& [model_input, tensor_name] : step.input_map())
       s.inputs.emplace_back(model_input, names.id(tensor_name));
     for (const auto& [model_output, tensor_name] : step.output_map()) {

@@ -13,9 +13,11 @@ ensemble_run::ensemble_run(std::shared_ptr<const ensemble_plan> plan, job_ptr jo
 
 void ensemble_run::start(std::shared_ptr<const ensemble_plan> plan, job_ptr job) {
   auto run = std::make_shared<ensemble_run>(std::move(plan), job);
-  // The job holds the run until its final answer, which lets go of the job.
-  job->set_work_listener(run);
   run->begin();
+  // Named after begin(), so a cancel always finds the run begun; the setter
+  // tells it at once of a cancel that came first. The job holds the run
+  // until it is destroyed; the run lets go of the job with its answer.
+  job->set_work_listener(run);
 }
 
 void ensemble_run::begin() {
@@ -55,13 +57,11 @@ std::vector<job_ptr> ensemble_run::ready_steps(const std::vector<size_t>& writte
   std::sort(ready.begin(), ready.end());
   std::vector<job_ptr> out;
   out.reserve(ready.size());
-  // Forget the steps that completed, so the list stays as long as the
-  // steps running.
+  // Forget the steps that are gone, so the list stays about as long as the
+  // steps running. (Locking one here could make this the last owner of an
+  // unanswered job, whose destructor would answer it under mu_.)
   running_.erase(std::remove_if(running_.begin(), running_.end(),
-                                [](const auto& w) {
-                                  auto j = w.lock();
-                                  return !j || j->completed();
-                                }),
+                                [](const auto& w) { return w.expired(); }),
                  running_.end());
   for (auto s : ready) {
     auto job = step_request(s);
@@ -132,13 +132,10 @@ void ensemble_run::on_step_response(size_t s, inference_response&& r) {
         values_[t].value->name = g.tensors[t];
         written.push_back(t);
       }
-      if (plan_->decoupled && !written.empty()) {
-        auto outputs = outputs_of(written, false);
-        if (!outputs)
-          to_cancel = stop(outputs.error(), failure_kind::backend);
-        else if (!outputs->empty())
-          outbox_.push_back({std::move(*outputs), false, status::ok(), failure_kind::backend});
-      }
+      // A decoupled ensemble answers whenever a response completes the
+      // outputs the client asked for, with all of them, as Triton does.
+      if (plan_->decoupled && writes_wanted_output(written) && wanted_outputs_set())
+        outbox_.push_back({outputs_of(), false, status::ok(), failure_kind::backend});
       if (!stopped_)
         next = ready_steps(written);
     }
@@ -178,44 +175,63 @@ void ensemble_run::on_cancel() noexcept {
     j->cancel();
 }
 
-result<std::vector<tensor>> ensemble_run::outputs_of(const std::vector<size_t>& written,
-                                                     bool all) {
+bool ensemble_run::writes_wanted_output(const std::vector<size_t>& written) const {
+  const auto& g = plan_->graph;
+  const auto& request = job_->request();
+  return std::any_of(written.begin(), written.end(), [&](size_t t) {
+    return std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end()
+           && request.wants_output(g.tensors[t]);
+  });
+}
+
+bool ensemble_run::wanted_outputs_set() const {
+  const auto& g = plan_->graph;
+  const auto& request = job_->request();
+  return std::all_of(g.outputs.begin(), g.outputs.end(), [&](size_t t) {
+    return values_[t].value.has_value() || !request.wants_output(g.tensors[t]);
+  });
+}
+
+std::vector<tensor> ensemble_run::outputs_of() const {
   const auto& g = plan_->graph;
   const auto& request = job_->request();
   std::vector<tensor> out;
-  for (auto t : g.outputs) {
-    if (!all && std::find(written.begin(), written.end(), t) == written.end())
-      continue;
-    const auto& name = g.tensors[t];
-    if (!request.wants_output(name))
-      continue;
-    const auto& v = values_[t].value;
-    if (!v) {
-      if (!all)
-        continue;
-      return invalid_argument("in ensemble '" + plan_->name
-                            + "', unexpected deadlock, at least one output is not set while "
-                              "no more ensemble steps can be made");
-    }
-    if (!request.allocator) {
-      common::mark_output_start(*job_);
-      out.push_back(*v);
-      continue;
-    }
-    // The client chose where its outputs live: copy them there.
-    if (!v->data.host_accessible())
-      return unsupported("output '" + name + "' is in "
-                         + std::string{memory_type_name(v->data.type())}
-                         + " memory; an ensemble copies host memory only");
-    auto copy = common::allocate_output(*job_, name, v->type, v->shape, v->data.size());
-    if (!copy)
-      return copy.error();
-    if (!v->data.empty())
-      std::memcpy(copy->data.data(), v->data.data(), v->data.size());
-    out.push_back(std::move(*copy));
-  }
+  for (auto t : g.outputs)
+    if (values_[t].value && request.wants_output(g.tensors[t]))
+      out.push_back(*values_[t].value);
   return out;
 }
+
+namespace {
+
+// `outputs` in memory from the request's allocator, when it brings one: the
+// client chose where its outputs live. Not under a lock: the allocator is
+// the client's code.
+result<std::vector<tensor>> in_client_memory(const inference_request& request,
+                                             std::vector<tensor> outputs) {
+  if (!request.allocator)
+    return outputs;
+  for (auto& out : outputs) {
+    if (!out.data.host_accessible())
+      return unsupported("output '" + out.name + "' is in "
+                         + std::string{memory_type_name(out.data.type())}
+                         + " memory; an ensemble copies host memory only");
+    auto size = out.data.size();
+    auto memory = request.allocator->allocate(out.name, size, request.preferred_output_memory,
+                                              request.preferred_output_device);
+    if (!memory)
+      return memory.error().with_prefix("output '" + out.name + "': ");
+    if (memory->size() < size || !memory->host_accessible())
+      return unsupported("output '" + out.name
+                         + "': the allocator returned memory an ensemble cannot write");
+    if (size > 0)
+      std::memcpy(memory->data(), out.data.data(), size);
+    out.data = memory->slice(0, size);
+  }
+  return outputs;
+}
+
+} // namespace
 
 void ensemble_run::maybe_finish() {
   if (finished_ || in_flight_ > 0)
@@ -229,11 +245,16 @@ void ensemble_run::maybe_finish() {
     outbox_.push_back({{}, true, status::ok(), failure_kind::backend});
     return;
   }
-  auto outputs = outputs_of({}, true);
-  if (!outputs)
-    outbox_.push_back({{}, true, outputs.error(), failure_kind::backend});
-  else
-    outbox_.push_back({std::move(*outputs), true, status::ok(), failure_kind::backend});
+  if (!wanted_outputs_set()) {
+    outbox_.push_back({{},
+                       true,
+                       invalid_argument("in ensemble '" + plan_->name
+                                        + "', unexpected deadlock, at least one output is not "
+                                          "set while no more ensemble steps can be made"),
+                       failure_kind::backend});
+    return;
+  }
+  outbox_.push_back({outputs_of(), true, status::ok(), failure_kind::backend});
 }
 
 void ensemble_run::flush(lock_type& lock) {
@@ -247,10 +268,18 @@ void ensemble_run::flush(lock_type& lock) {
     if (a.final)
       values_.clear(); // the tensors go with the answer
     lock.unlock();
+    if (!!a.error && !a.outputs.empty()) {
+      auto copied = in_client_memory(job->request(), std::move(a.outputs));
+      if (copied)
+        a.outputs = std::move(*copied);
+      else
+        a = {{}, true, copied.error(), failure_kind::backend};
+    }
     if (!a.error)
       job->fail(std::move(a.error), a.kind);
     else
       common::respond_with(*job, std::move(a.outputs), a.final);
+    job.reset(); // before the lock: the last owner of the job may be here
     lock.lock();
   }
   delivering_ = false;

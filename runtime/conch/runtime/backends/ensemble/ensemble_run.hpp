@@ -73,10 +73,15 @@ class ensemble_run final : public cancel_listener,
   /// Stops starting steps, with `error` unless an earlier one stands, and
   /// returns the steps running, to be cancelled outside mu_.
   std::vector<job_ptr> stop(status error, failure_kind kind);
-  /// The ensemble outputs among `written` (every one when `all`), as the
-  /// client's response takes them: under their ensemble names, in the
-  /// request's allocator. Under mu_.
-  result<std::vector<tensor>> outputs_of(const std::vector<size_t>& written, bool all);
+  /// True when `written` holds an ensemble output the client asked for.
+  /// Under mu_.
+  bool writes_wanted_output(const std::vector<size_t>& written) const;
+  /// True when every ensemble output the client asked for has a value.
+  /// Under mu_.
+  bool wanted_outputs_set() const;
+  /// The ensemble outputs the client asked for, under their ensemble names
+  /// (copied into the client's allocator as they are delivered). Under mu_.
+  std::vector<tensor> outputs_of() const;
   /// Queues the final answer once nothing runs. Under mu_.
   void maybe_finish();
   /// Delivers the queued answers, in order, from one thread at a time.

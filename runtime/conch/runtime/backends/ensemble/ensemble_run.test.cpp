@@ -240,3 +240,20 @@ TEST_F(ensemble_fixture, loading_checks_the_composing_models) {
   EXPECT_EQ(st.code(), errc::invalid_argument);
   EXPECT_EQ(st.message(), "ensemble ens contains models that are not available or ambiguous: absent");
 }
+
+TEST_F(ensemble_fixture, a_request_cancelled_before_it_starts_runs_no_step) {
+  auto config = ensemble_config("ens", {"IN"}, {"OUT"});
+  add_step(config, "inc", {{"x", "IN"}}, {{"y", "OUT"}});
+  models->add(model_config("inc", {"x"}, {"y"}), unary(plus_one));
+  ASSERT_TRUE(load(config));
+  auto log = std::make_shared<response_log>();
+  auto job = make_job(request_of(fp32("IN", {1})), log);
+  job->cancel();
+  batch jobs{job};
+  instance->execute(jobs);
+  ASSERT_EQ(log->responses.size(), 1u);
+  EXPECT_EQ(log->responses[0].error.code(), errc::cancelled);
+  EXPECT_TRUE(models->submitted.empty());
+  job->cancel(); // again, after the answer: nothing happens
+  EXPECT_EQ(log->responses.size(), 1u);
+}
