@@ -458,6 +458,10 @@ void sequence_queue::batch_done(size_t instance, uint64_t now_ns) {
     }
   }
   running_[instance].clear();
+  // A sequence whose request was running when the drain began (its client
+  // may have heard the answer already) gives its slot up now.
+  if (draining_)
+    draining();
 }
 
 std::vector<job_ptr> sequence_queue::instance_down(size_t instance) {
@@ -499,6 +503,7 @@ void sequence_queue::instance_up(size_t instance) {
 }
 
 void sequence_queue::draining() {
+  draining_ = true;
   for (size_t g = 0; g < slots_.size(); ++g) {
     auto seq = slots_[g];
     if (seq && !seq->in_flight && seq->jobs.empty()) {

@@ -84,6 +84,9 @@ class sequence_queue final : public job_queue {
   std::map<correlation_id, sequence_ptr> by_id_;
   std::vector<sequence_ptr> slots_;
   std::deque<sequence_ptr> backlog_;
+  /// Set by draining(): from then on a sequence that waits for its next
+  /// request gives its slot up as soon as it does.
+  bool draining_ = false;
   /// The sequences of each instance's batch in flight.
   std::vector<std::vector<sequence_ptr>> running_;
   /// Direct: whether each instance is up (its slots take sequences).

@@ -404,6 +404,21 @@ TEST(sequence_queue, a_drain_frees_the_slots_of_sequences_that_wait_for_a_reques
   EXPECT_EQ(ids(q.next(t0, 0).jobs), (names{"b1"}));
 }
 
+TEST(sequence_queue, during_a_drain_a_sequence_frees_its_slot_when_its_request_returns) {
+  sequence_queue q{config_of(1)};
+  ASSERT_TRUE(q.enqueue(make_job("a1", uint64_t{1}, start), t0));
+  q.next(t0, 0);
+  // The drain begins while a1 runs: its sequence cannot go yet.
+  q.draining();
+  ASSERT_TRUE(q.enqueue(make_job("b1", uint64_t{2}, start), t0));
+  EXPECT_EQ(q.backlogged(), 1u);
+  q.batch_done(0, t0);
+  EXPECT_EQ(q.backlogged(), 0u);
+  EXPECT_EQ(ids(q.next(t0, 0).jobs), (names{"b1"}));
+  q.batch_done(0, t0);
+  EXPECT_EQ(q.active(), 0u);
+}
+
 TEST(sequence_queue, what_conch_does_not_support_is_refused_at_load) {
   inference::ModelConfig c;
   ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"(
