@@ -11,6 +11,7 @@ class ServerOptions:
     exit_on_error: bool
     strict_readiness: bool
     exit_timeout: int
+    response_cache_byte_size: int
     repository_poll_secs: int
     adapter_count: int
     restart_budget: int

@@ -13,7 +13,7 @@ from typing import Any, Callable, Optional, Union
 
 from . import _conch
 from ._enums import InstanceGroupKind, LogFormat, LogLevel, ModelControlMode, RateLimitMode
-from ._errors import InvalidArgumentError
+from ._errors import InvalidArgumentError, UnsupportedError
 from ._logging import logger
 
 __all__ = ["Options", "RateLimiterResource", "ModelLoadDeviceLimit"]
@@ -59,9 +59,11 @@ class Options:
     pinned_memory_pool_size: int = 1 << 28
     #: Ignored: Conch keeps no CUDA memory pools.
     cuda_memory_pool_sizes: dict[int, int] = field(default_factory=dict)
-    #: Ignored: Conch has no response cache.
+    #: The response cache: ``{"local": {"size": bytes}}`` (Triton's local
+    #: cache; models opt in with ``response_cache { enable: true }``). Empty:
+    #: no cache. Other cache implementations are refused.
     cache_config: dict[str, dict[str, Any]] = field(default_factory=dict)
-    #: Ignored: Conch has no response cache.
+    #: Ignored: Conch's one cache (local) is built in.
     cache_directory: str = "/opt/tritonserver/caches"
     #: Ignored: Conch runs no CUDA kernels of its own.
     min_supported_compute_capability: float = 6.0
@@ -177,9 +179,27 @@ class Options:
         }
         native.direct_lane = self.direct_lane
         native.max_inflight = int(self.max_inflight)
+        native.response_cache_byte_size = _cache_byte_size(self.cache_config)
         # In-process Triton polls only when asked (poll_model_repository).
         native.repository_poll_secs = 0
         return native
+
+
+def _cache_byte_size(cache_config: dict[str, dict[str, Any]]) -> int:
+    """The local cache's size in bytes from a cache_config; 0 for none."""
+    if not cache_config:
+        return 0
+    unknown = sorted(set(cache_config) - {"local"})
+    if unknown:
+        raise UnsupportedError(
+            f"cache_config: Conch has the local response cache only, not {', '.join(unknown)}")
+    size = cache_config["local"].get("size")
+    if isinstance(size, str) and size.isdigit():
+        size = int(size)
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        raise InvalidArgumentError(
+            "cache_config['local'] must give 'size', a number of bytes, got " + repr(size))
+    return size
 
 
 def _setting_text(value: Any) -> str:
@@ -195,8 +215,7 @@ _IGNORED = {
     "rate_limiter_resources": "Conch has no rate limiter",
     "pinned_memory_pool_size": "Conch keeps no pinned memory pool",
     "cuda_memory_pool_sizes": "Conch keeps no CUDA memory pools",
-    "cache_config": "Conch has no response cache",
-    "cache_directory": "Conch has no response cache",
+    "cache_directory": "Conch's one cache (local) is built in",
     "min_supported_compute_capability": "Conch runs no CUDA kernels of its own",
     "buffer_manager_thread_count": "Conch has no buffer manager threads",
     "model_load_thread_count": "Conch loads each model in an actor of its own",

@@ -47,6 +47,30 @@ def _metrics_setting(text: str) -> tuple[str, str, str]:
     return group, setting, value
 
 
+def _cache_setting(text: str) -> tuple[str, str, str]:
+    """(cache, setting, value) of a --cache-config argument, as Triton's
+    "<cache>,<setting>=<value>" ("local,size=1048576")."""
+    head, equals, value = text.partition("=")
+    cache, comma, setting = head.partition(",")
+    if not equals or not comma or not cache or not setting:
+        raise argparse.ArgumentTypeError(f"expected CACHE,SETTING=VALUE, got {text!r}")
+    return cache, setting, value
+
+
+def _cache_config(args: argparse.Namespace) -> dict:
+    """Options.cache_config from --cache-config and --response-cache-byte-size;
+    ValueError when both are given."""
+    if args.cache_config and args.response_cache_byte_size is not None:
+        raise ValueError("incompatible flags --response-cache-byte-size and --cache-config: "
+                         "give one of them")
+    if args.response_cache_byte_size is not None:
+        return {"local": {"size": args.response_cache_byte_size}}
+    config: dict[str, dict[str, str]] = {}
+    for cache, setting, value in args.cache_config:
+        config.setdefault(cache, {})[setting] = value
+    return config
+
+
 def _port(text: str) -> int:
     port = int(text)
     if not 0 <= port <= 65535:
@@ -88,6 +112,12 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     _flag(server, "--direct-lane", True, "run small requests to idle models that do not "
           "batch on the thread that read them, or hand them straight to the instance "
           "thread of a Python model (default: true)")
+    server.add_argument("--cache-config", type=_cache_setting, action="append", default=[],
+                        metavar="CACHE,SETTING=VALUE",
+                        help="the response cache, as Triton's: local,size=BYTES (models opt "
+                             "in with response_cache { enable: true }; repeatable)")
+    server.add_argument("--response-cache-byte-size", type=int, default=None, metavar="BYTES",
+                        help="the same as --cache-config local,size=BYTES (Triton's older flag)")
     server.add_argument("--allocator", choices=_ALLOCATORS,
                         default=os.environ.get("CONCH_ALLOCATOR", "auto"),
                         help="the memory allocator of the conch command: tcmalloc or jemalloc "
@@ -200,6 +230,7 @@ def _options(args: argparse.Namespace) -> Options:
         cpu_metrics=args.allow_cpu_metrics,
         metrics_interval=args.metrics_interval_ms,
         metrics_configuration=_metrics_configuration(args.metrics_config),
+        cache_config=_cache_config(args),
     )
 
 
@@ -393,6 +424,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     add_serve_arguments(serve_parser)
     args = parser.parse_args(argv)
     if args.command == "serve":
+        try:
+            _cache_config(args)
+        except ValueError as e:
+            serve_parser.error(str(e))
         if argv is None:  # the command itself, not a call from Python code
             try:
                 exec_with_allocator(args.allocator, sys.argv[1:])

@@ -73,7 +73,8 @@ def test_core_and_python_lines_in_the_default_format(tmp_path: pathlib.Path, mak
     assert int(loaded.group(3)) == PID
     assert loaded.group(4) == "repository_load.cpp" and int(loaded.group(5)) > 0
     assert "loading: m:1" in by_message
-    ignored = by_message["Options.cache_directory is ignored: Conch has no response cache"]
+    ignored = by_message[
+        "Options.cache_directory is ignored: Conch's one cache (local) is built in"]
     assert ignored.group(1) == "W" and ignored.group(4) == "_options.py"
     assert "server stopped" in by_message
 

@@ -160,6 +160,10 @@ void model_scheduler::admit(runtime::job_ptr job) {
     job->fail(runtime::cancelled("request cancelled"), failure_kind::cancelled);
     return;
   }
+  // A hit skips the queue, as in Triton.
+  const auto& ctx = spec_.context;
+  if (spec_.cache && answer_from_cache(spec_.cache, *spec_.stats, ctx.name, ctx.version, job))
+    return;
   auto st = queue_->enqueue(job, now());
   if (!st) {
     job->fail(std::move(st), failure_kind::rejected);

@@ -14,6 +14,7 @@
 #include "conch/actors/worker_thread.hpp"
 #include "conch/runtime/backends/registry.hpp"
 #include "conch/runtime/batching/job_queue.hpp"
+#include "conch/runtime/response_cache.hpp"
 #include "conch/runtime/statistics/model_statistics.hpp"
 
 namespace conch::actors {
@@ -32,6 +33,9 @@ struct scheduler_spec {
   /// model must go through the queue (see lane_eligible). Instances of a
   /// blocking backend are never lent.
   std::shared_ptr<direct_lane> lane;
+  /// The server's response cache where the configuration enables it (and
+  /// the server has one); null otherwise.
+  std::shared_ptr<runtime::response_cache> cache;
 };
 
 /// Serves one model version: loads its backend and instances (`init_atom`),

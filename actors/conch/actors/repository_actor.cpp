@@ -32,6 +32,9 @@ repository_actor::repository_actor(caf::actor_config& cfg, server_options option
     table_(std::make_shared<model_table>()) {
   roots_ = runtime::repository::roots_of(
     std::vector<fs::path>(options_.model_repository.begin(), options_.model_repository.end()));
+  if (options_.response_cache_byte_size > 0)
+    cache_ = std::make_shared<runtime::response_cache>(
+      static_cast<size_t>(options_.response_cache_byte_size));
   gpu_count_ = options_.gpu_count;
   if (gpu_count_ < 0) {
     auto memory = runtime::get_device_memory();

@@ -19,6 +19,7 @@
 #include "conch/actors/server_flags.hpp"
 #include "conch/actors/server_options.hpp"
 #include "conch/runtime/backends/registry.hpp"
+#include "conch/runtime/response_cache.hpp"
 #include "conch/runtime/repository/repository_root.hpp"
 #include "conch/runtime/statistics/metrics_registry.hpp"
 
@@ -125,6 +126,8 @@ class repository_actor : public caf::event_based_actor {
   std::vector<runtime::repository::repository_root> roots_;
   std::shared_ptr<runtime::statistics::metrics_registry> metrics_;
   std::shared_ptr<server_flags> flags_;
+  /// The response cache; null when the server has none.
+  std::shared_ptr<runtime::response_cache> cache_;
   /// How ensembles reach the other models (through the published table).
   std::shared_ptr<runtime::backends::model_gateway> gateway_;
   /// By ensemble: the models it waits to be loaded (load_composing).

@@ -53,8 +53,10 @@ std::vector<std::shared_ptr<runtime::statistics::model_statistics>> dropped_stat
 
 // The optional series the config asks for: decoupled models get the
 // first-response histogram, with the buckets of its model_metrics control.
-runtime::statistics::model_metric_options metric_options(const inference::ModelConfig& config) {
+runtime::statistics::model_metric_options metric_options(const inference::ModelConfig& config,
+                                                         bool cached) {
   runtime::statistics::model_metric_options options;
+  options.response_cache = cached;
   options.decoupled = config.model_transaction_policy().decoupled();
   for (const auto& control : config.model_metrics().metric_control())
     if (control.metric_identifier().family() == "nv_inference_first_response_histogram_ms")
@@ -74,6 +76,12 @@ version_entry repository_actor::start_version(const std::string& name, int64_t v
   entry.version = version;
   entry.state = model_state::loading;
   entry.config = config;
+  // An ensemble made decoupled by a composing model streams: nothing to
+  // cache (Triton refuses to load it).
+  bool cached = cache_ && config->response_cache().enable()
+                && !config->model_transaction_policy().decoupled();
+  if (cache_ && config->response_cache().enable() && !cached)
+    CONCH_LOG_WARN << "'" << name << "': the response cache is not used for a decoupled ensemble";
   auto& record = records_[name];
   auto previous = record.versions.find(version);
   bool compatible = previous != record.versions.end() && previous->second.stats
@@ -86,8 +94,9 @@ version_entry repository_actor::start_version(const std::string& name, int64_t v
   else
     entry.stats = std::make_shared<runtime::statistics::model_statistics>(
       name, version, config->model_transaction_policy().decoupled(), config->max_batch_size(),
-      metrics_ ? metrics_->add_model(name, version, metric_tags(*config), metric_options(*config))
-               : nullptr);
+      metrics_
+        ? metrics_->add_model(name, version, metric_tags(*config), metric_options(*config, cached))
+        : nullptr);
   scheduler_spec spec;
   spec.context.config = config;
   spec.context.name = name;
@@ -100,7 +109,10 @@ version_entry repository_actor::start_version(const std::string& name, int64_t v
   spec.stats = entry.stats;
   spec.restart_budget = options_.restart_budget;
   spec.allow_detached = allow_detached_;
-  if (lane_eligible(*config))
+  if (cached)
+    spec.cache = cache_;
+  // A cached model's requests look the cache up in its scheduler.
+  if (lane_eligible(*config) && !spec.cache)
     spec.lane = entry.lane = std::make_shared<direct_lane>(instance_contexts(*config).size());
   entry.scheduler = spawn<model_scheduler, caf::monitored>(std::move(spec));
   schedulers_.push_back(entry.scheduler);

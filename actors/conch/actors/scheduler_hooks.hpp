@@ -7,6 +7,8 @@
 
 #include "conch/runtime/backends/backend.hpp"
 #include "conch/runtime/inference_job.hpp"
+#include "conch/runtime/response_cache.hpp"
+#include "conch/runtime/statistics/model_statistics.hpp"
 
 namespace conch::actors {
 
@@ -48,6 +50,14 @@ bool lane_eligible(const inference::ModelConfig& config);
 /// True when a request may be answered after its execute() returned: a
 /// decoupled model's, and an ensemble's (its steps answer it).
 bool answers_after_execute(const inference::ModelConfig& config);
+
+/// Looks `job` up in `cache` (for version `version` of `model`): a hit
+/// answers it from there and returns true; a miss has its final success
+/// stored there and returns false. Both are counted in `stats`. A request
+/// with inputs outside host memory is neither.
+bool answer_from_cache(const std::shared_ptr<runtime::response_cache>& cache,
+                       runtime::statistics::model_statistics& stats, const std::string& model,
+                       int64_t version, const runtime::job_ptr& job);
 
 /// One context per instance of the (normalised) configuration, named
 /// "<group>_<index in group>" as Triton names them.

@@ -37,6 +37,10 @@ struct server_options {
   bool strict_readiness = true;
   /// Seconds stop() waits for in-flight work before abandoning it.
   uint32_t exit_timeout = 30;
+  /// Bytes of the local response cache that models with
+  /// `response_cache { enable: true }` answer repeated requests from
+  /// (Triton's `--cache-config local,size=N`); 0: no cache.
+  uint64_t response_cache_byte_size = 0;
   /// Seconds between automatic polls in POLL mode (0: poll only on request).
   uint32_t repository_poll_secs = 15;
   /// Server adapters (actors that validate and route requests).

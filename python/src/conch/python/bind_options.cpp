@@ -30,6 +30,7 @@ void bind_options(py::module_& m) {
     .def_readwrite("exit_on_error", &server_options::exit_on_error)
     .def_readwrite("strict_readiness", &server_options::strict_readiness)
     .def_readwrite("exit_timeout", &server_options::exit_timeout)
+    .def_readwrite("response_cache_byte_size", &server_options::response_cache_byte_size)
     .def_readwrite("repository_poll_secs", &server_options::repository_poll_secs)
     .def_readwrite("adapter_count", &server_options::adapter_count)
     .def_readwrite("restart_budget", &server_options::restart_budget)

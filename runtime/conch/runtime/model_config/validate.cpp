@@ -93,7 +93,9 @@ status check_instance_groups(const inference::ModelConfig& c, const std::string&
 status check_extras(const inference::ModelConfig& c, const std::string& file) {
   if (c.model_transaction_policy().decoupled() && c.response_cache().enable())
     return config_error(file, "response_cache.enable",
-                        "the response cache does not support decoupled models");
+                        "Response Cache does not currently support model " + c.name()
+                          + " with 'decoupled' transaction policy. Please disable the response "
+                            "cache.");
   for (int i = 0; i < c.model_warmup_size(); ++i) {
     const auto& w = c.model_warmup(i);
     const auto path = indexed("model_warmup", static_cast<size_t>(i));

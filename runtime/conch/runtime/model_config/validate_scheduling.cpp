@@ -127,7 +127,9 @@ status check_sequence(const inference::ModelConfig& c, const std::string& file) 
   const auto& b = c.sequence_batching();
   if (c.response_cache().enable())
     return config_error(file, "response_cache.enable",
-                        "the response cache does not support sequence batching");
+                        "Response Cache does not currently support model " + c.name()
+                          + " with sequence batching scheduler. Please disable the response "
+                            "cache.");
   CONCH_RUNTIME_RETURN_IF_ERROR(check_controls(b, file));
   if (b.has_oldest())
     CONCH_RUNTIME_RETURN_IF_ERROR(check_preferred(b.oldest().preferred_batch_size(),

@@ -78,7 +78,16 @@ metric_families::metric_families(std::shared_ptr<prometheus::Registry> registry)
     pending_request_count_(gauge(*registry_, "nv_inference_pending_request_count",
                                  "Instantaneous number of pending requests awaiting execution "
                                  "per-model.")),
-    load_duration_(gauge(*registry_, "nv_model_load_duration_secs", "Model load time in seconds")) {
+    load_duration_(gauge(*registry_, "nv_model_load_duration_secs", "Model load time in seconds")),
+    cache_hits_(counter(*registry_, "nv_cache_num_hits_per_model",
+                        "Number of cache hits per model")),
+    cache_misses_(counter(*registry_, "nv_cache_num_misses_per_model",
+                          "Number of cache misses per model")),
+    cache_hit_duration_(counter(*registry_, "nv_cache_hit_duration_per_model",
+                                "Total cache hit duration per model, in microseconds")),
+    cache_miss_duration_(counter(*registry_, "nv_cache_miss_duration_per_model",
+                                 "Total cache miss (insert+lookup) duration per model, in "
+                                 "microseconds")) {
   for (std::size_t i = 0; i < latency_phase_count; ++i) {
     durations_[i] = &counter(*registry_, duration_texts[i].name, duration_texts[i].help);
     summaries_[i] = &prometheus::BuildSummary()
@@ -137,6 +146,12 @@ std::unique_ptr<model_series> metric_families::create(const prometheus::Labels& 
       s->first_response = &first_response_.Add(labels, options.first_response_buckets);
     s->pending_request_count = &pending_request_count_.Add(labels);
     s->load_duration_secs = &load_duration_.Add(labels);
+    if (options.response_cache) {
+      s->cache_hits = &cache_hits_.Add(labels);
+      s->cache_misses = &cache_misses_.Add(labels);
+      s->cache_hit_duration = &cache_hit_duration_.Add(labels);
+      s->cache_miss_duration = &cache_miss_duration_.Add(labels);
+    }
   } catch (...) {
     remove(*s);
     throw;
@@ -158,6 +173,10 @@ void metric_families::remove(const model_series& s) {
   first_response_.Remove(s.first_response);
   pending_request_count_.Remove(s.pending_request_count);
   load_duration_.Remove(s.load_duration_secs);
+  cache_hits_.Remove(s.cache_hits);
+  cache_misses_.Remove(s.cache_misses);
+  cache_hit_duration_.Remove(s.cache_hit_duration);
+  cache_miss_duration_.Remove(s.cache_miss_duration);
 }
 
 } // namespace conch::runtime::statistics

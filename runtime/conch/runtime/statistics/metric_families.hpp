@@ -32,6 +32,8 @@ struct series_options {
   prometheus::Summary::Quantiles summary_quantiles;
   /// The bucket bounds of the first-response histogram (none: no histogram).
   prometheus::Histogram::BucketBoundaries first_response_buckets;
+  /// The nv_cache_* counters (a model using the response cache).
+  bool response_cache = false;
 };
 
 /// The series of one model version in every per-model family. The pointers
@@ -51,6 +53,11 @@ struct model_series {
   prometheus::Histogram* first_response = nullptr;
   prometheus::Gauge* pending_request_count = nullptr;
   prometheus::Gauge* load_duration_secs = nullptr;
+  /// Null unless the version uses the response cache.
+  prometheus::Counter* cache_hits = nullptr;
+  prometheus::Counter* cache_misses = nullptr;
+  prometheus::Counter* cache_hit_duration = nullptr;
+  prometheus::Counter* cache_miss_duration = nullptr;
 };
 
 /// The per-model metric families of one registry, and the table of the model
@@ -110,6 +117,10 @@ class metric_families {
   prometheus::Family<prometheus::Histogram>& first_response_;
   prometheus::Family<prometheus::Gauge>& pending_request_count_;
   prometheus::Family<prometheus::Gauge>& load_duration_;
+  counter_family& cache_hits_;
+  counter_family& cache_misses_;
+  counter_family& cache_hit_duration_;
+  counter_family& cache_miss_duration_;
   std::mutex mutex_;
   std::map<prometheus::Labels, entry> series_;
 };

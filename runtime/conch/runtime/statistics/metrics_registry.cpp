@@ -42,6 +42,7 @@ series_options series_options_for(const metrics_settings& settings,
                                       model.first_response_buckets.end(),
                                       [](double a, double b) { return !(a < b); })
                    == model.first_response_buckets.end();
+  o.response_cache = model.response_cache && settings.counter_latencies;
   if (settings.histogram_latencies && model.decoupled)
     o.first_response_buckets = model.first_response_buckets.empty() || !ascending
                                  ? default_first_response_buckets

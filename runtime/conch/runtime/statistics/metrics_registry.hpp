@@ -24,6 +24,9 @@ struct model_metric_options {
   /// The first-response histogram's bucket bounds from the config's
   /// model_metrics (ascending); empty keeps the defaults 100, 500, 2000, 5000.
   std::vector<double> first_response_buckets;
+  /// True when the model's requests are looked up in the response cache:
+  /// the nv_cache_* series.
+  bool response_cache = false;
 };
 
 /// The Prometheus registry of one server, with the per-model inference

@@ -91,6 +91,14 @@ void model_metrics::record_first_response(uint64_t ns) noexcept {
     series_.first_response->Observe(to_ms(ns));
 }
 
+void model_metrics::record_cache(bool hit, uint64_t ns) noexcept {
+  update_guard guard{state_};
+  if (!guard || series_.cache_hits == nullptr)
+    return;
+  (hit ? series_.cache_hits : series_.cache_misses)->Increment();
+  (hit ? series_.cache_hit_duration : series_.cache_miss_duration)->Increment(to_us(ns));
+}
+
 bool model_metrics::has_first_response_histogram() const noexcept {
   update_guard guard{state_};
   return guard && series_.first_response != nullptr;

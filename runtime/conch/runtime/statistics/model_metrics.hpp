@@ -53,6 +53,10 @@ class model_metrics {
   /// nanoseconds, in the first-response histogram (if the version has one).
   void record_first_response(uint64_t ns) noexcept;
 
+  /// Counts a response-cache hit or miss and its lookup's nanoseconds (if
+  /// the version has the cache series).
+  void record_cache(bool hit, uint64_t ns) noexcept;
+
   /// True when the version has the first-response histogram.
   bool has_first_response_histogram() const noexcept;
 

@@ -52,6 +52,18 @@ void model_statistics::record_execution(std::size_t batch_size, uint64_t exec_st
   record_execution_times(batch_size, exec_start, input_end, output_start, exec_end);
 }
 
+void model_statistics::record_cache_hit(uint64_t lookup_ns) noexcept {
+  cache_hit_.add(lookup_ns);
+  if (metrics_)
+    metrics_->record_cache(true, lookup_ns);
+}
+
+void model_statistics::record_cache_miss(uint64_t lookup_ns) noexcept {
+  cache_miss_.add(lookup_ns);
+  if (metrics_)
+    metrics_->record_cache(false, lookup_ns);
+}
+
 void model_statistics::record_load_duration(double seconds) noexcept {
   if (metrics_)
     metrics_->set_load_duration(seconds);
@@ -94,9 +106,16 @@ void model_statistics::record_success(const job_times& t, uint64_t now,
   uint64_t infer_ns = span_ns(infer_from, infer_to);
   uint64_t output_ns = span_ns(t.output_start, end);
   // Every success counts once in queue and compute (Triton's invariant
-  // queue.count == success.count, on which perf_analyzer relies).
+  // queue.count == success.count, on which perf_analyzer relies), except
+  // one answered from the response cache, which never executed: it counts
+  // in success and queue only, as in Triton.
   success_.add(request_ns);
   queue_.add(queue_ns);
+  if (t.exec_start == 0) {
+    if (metrics_)
+      metrics_->record_success(request_ns, queue_ns, 0, 0, 0);
+    return;
+  }
   compute_input_.add(input_ns);
   compute_infer_.add(infer_ns);
   compute_output_.add(output_ns);
@@ -126,6 +145,8 @@ statistics_snapshot model_statistics::snapshot() const {
   s.compute_input = compute_input_.load();
   s.compute_infer = compute_infer_.load();
   s.compute_output = compute_output_.load();
+  s.cache_hit = cache_hit_.load();
+  s.cache_miss = cache_miss_.load();
   s.batch_stats = batches_.snapshot();
   if (decoupled_)
     s.response_stats = responses_.snapshot();

@@ -69,6 +69,11 @@ class model_statistics : public job_observer {
   void record_execution(std::size_t batch_size, uint64_t exec_start, uint64_t input_end,
                         uint64_t output_start, uint64_t exec_end) noexcept;
 
+  /// A request answered from the response cache, and the lookup's time;
+  /// a request looked up and not found, and the lookup's time.
+  void record_cache_hit(uint64_t lookup_ns) noexcept;
+  void record_cache_miss(uint64_t lookup_ns) noexcept;
+
   /// How long loading the version took.
   void record_load_duration(double seconds) noexcept;
 
@@ -112,6 +117,8 @@ class model_statistics : public job_observer {
   atomic_duration compute_input_;
   atomic_duration compute_infer_;
   atomic_duration compute_output_;
+  atomic_duration cache_hit_;
+  atomic_duration cache_miss_;
   batch_table batches_;
   response_table responses_;
 };

@@ -73,7 +73,8 @@ struct statistics_snapshot {
   duration_stat compute_input;
   duration_stat compute_infer;
   duration_stat compute_output;
-  /// Always zero: Conch has no response cache.
+  /// Requests answered from the response cache, and those looked up there
+  /// and not found, with the lookups' times.
   duration_stat cache_hit;
   duration_stat cache_miss;
   /// Batch sizes that ran at least once, sorted by batch size.
