@@ -1,5 +1,7 @@
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <string>
 
 #include "conch/runtime/buffer.hpp"
@@ -16,12 +18,19 @@ inline runtime::buffer identity_input() {
 }
 
 /// A fresh FP32[1,16] request for `model`, built per submission as a client
-/// builds one; the input bytes are shared, not copied.
+/// builds one; the input bytes are shared, not copied. A request to a
+/// sequence model ("sequence_...") is a whole sequence: START and END, with
+/// a correlation id of its own.
 inline runtime::inference_request identity_request(const std::string& model,
                                                    const runtime::buffer& input) {
   runtime::inference_request r;
   r.model_name = model;
   r.inputs.push_back(runtime::tensor{"INPUT0", runtime::data_type::fp32, {1, 16}, input});
+  if (model.rfind("sequence_", 0) == 0) {
+    static std::atomic<uint64_t> next_id{1};
+    r.correlation_id = next_id.fetch_add(1, std::memory_order_relaxed);
+    r.flags = runtime::request_sequence_start | runtime::request_sequence_end;
+  }
   return r;
 }
 

@@ -8,7 +8,9 @@
 //   throughput/<model>/<refill>/threads:<n>
 //                               64 requests in flight split over n submitting
 //                               threads; infer/s. ensemble_identity_2 is two
-//                               identity steps as an ensemble.
+//                               identity steps as an ensemble,
+//                               sequence_identity the identity behind the
+//                               sequence batcher, one request per sequence.
 //
 // Flags besides Google Benchmark's:
 //   --caf_profile=conch|caf_default|sharing         scheduler settings
@@ -106,7 +108,8 @@ void register_all(conch::server* srv) {
     benchmark::RegisterBenchmark(name.c_str(), round_trip, srv, w.mode, w.spin, name)
       ->UseRealTime();
   }
-  for (const char* model : {"identity_fp32", "identity_fp32_batched", "ensemble_identity_2"})
+  for (const char* model :
+       {"identity_fp32", "identity_fp32_batched", "ensemble_identity_2", "sequence_identity"})
     for (auto how : {refill::loop, refill::callback})
       for (int threads : {2, 4}) {
         auto name = std::string{"throughput/"} + model

@@ -41,6 +41,21 @@ ensemble_scheduling { step [
     output_map { key: "OUTPUT0" value: "OUTPUT0" } } ] }
 )";
 
+// The identity behind the sequence batcher (oldest strategy), each request
+// a sequence of one: what the batcher's slots and control inputs cost.
+constexpr const char* sequence_config = R"(name: "sequence_identity"
+backend: "identity"
+max_batch_size: 64
+input [ { name: "INPUT0" data_type: TYPE_FP32 dims: [ 16 ] } ]
+output [ { name: "OUTPUT0" data_type: TYPE_FP32 dims: [ 16 ] } ]
+instance_group [ { count: 1 kind: KIND_CPU } ]
+sequence_batching {
+  oldest { max_candidate_sequences: 64 }
+  control_input [ { name: "START" control [ { kind: CONTROL_SEQUENCE_START
+                                              int32_false_true: [ 0, 1 ] } ] } ]
+}
+)";
+
 bool write_model(const std::filesystem::path& root, const std::string& name, const char* config) {
   std::error_code ec;
   std::filesystem::create_directories(root / name / "1", ec);
@@ -63,7 +78,8 @@ temp_repository::temp_repository() {
   std::filesystem::path root{buf.data()};
   if (write_model(root, "identity_fp32", identity_config)
       && write_model(root, "identity_fp32_batched", batched_config)
-      && write_model(root, "ensemble_identity_2", ensemble_config))
+      && write_model(root, "ensemble_identity_2", ensemble_config)
+      && write_model(root, "sequence_identity", sequence_config))
     path_ = root.string();
   else
     std::filesystem::remove_all(root);

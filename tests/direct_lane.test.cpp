@@ -123,7 +123,11 @@ TEST_F(direct_lane_api, models_that_batch_block_stream_or_reorder_take_the_actor
   repo_.add_model("batching", identity_config("batching", 8, "dynamic_batching { }"));
   repo_.add_model("blocking", delayed_identity_config("blocking", 1));
   repo_.add_model("ordered", identity_config("ordered", 8,
-                                             "instance_group [ { count: 2 kind: KIND_CPU } ]"));
+                                             "instance_group [ { count: 2 kind: KIND_CPU } ]\n"
+                                             "dynamic_batching { preserve_ordering: true }"));
+  // Several instances reorder nothing (as in Triton): such a model runs on
+  // the lane.
+  repo_.add_model("two", identity_config("two", 8, "instance_group [ { count: 2 kind: KIND_CPU } ]"));
   repo_.add_model("stream", repeat_config("stream"));
   auto srv = serve();
   for (std::string model : {"batching", "blocking", "ordered"}) {
@@ -132,6 +136,9 @@ TEST_F(direct_lane_api, models_that_batch_block_stream_or_reorder_take_the_actor
     ASSERT_TRUE(a.response.error.is_ok()) << a.response.error.to_string();
     EXPECT_FALSE(a.on_caller);
   }
+  auto two = submit(srv, fp32_request("two", "x"));
+  ASSERT_TRUE(two.response.error.is_ok()) << two.response.error.to_string();
+  EXPECT_TRUE(two.on_caller);
   auto a = submit(srv, make_request("stream", "s",
                                     {make_tensor("IN", data_type::int32, {3},
                                                  std::vector<int32_t>{1, 2, 3})}));

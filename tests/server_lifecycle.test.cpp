@@ -215,3 +215,36 @@ TEST(server_host, an_explicit_stop_before_destruction_is_fine) {
 
 } // namespace
 } // namespace conch::tests
+
+namespace conch::tests {
+namespace {
+
+// Every object of a server goes with it: a scheduler kept alive by a
+// reference cycle (through the published model table, say) would keep the
+// configuration it serves.
+TEST_F(server_lifecycle, a_stopped_server_releases_everything_it_loaded) {
+  temp_repository repo;
+  repo.add_model("one", "name: \"one\"\nbackend: \"identity\"\nmax_batch_size: 0\n"
+                        "input [ { name: \"I\" data_type: TYPE_FP32 dims: [ 1 ] } ]\n"
+                        "output [ { name: \"O\" data_type: TYPE_FP32 dims: [ 1 ] } ]\n");
+  std::weak_ptr<const inference::ModelConfig> config;
+  {
+    // An actor system of its own, gone before the check: CAF frees the
+    // objects of ended actors when it can, the last at the system's end.
+    caf::actor_system_config cfg;
+    actors::host_options host;
+    host.scheduler_threads = 1;
+    actors::configure_actor_system(cfg, host);
+    caf::actor_system system{cfg};
+    auto srv = actors::server::start(system, options_for(repo.str()));
+    ASSERT_TRUE(srv) << srv.error().to_string();
+    auto c = srv->model_config("one");
+    ASSERT_TRUE(c);
+    config = *c;
+    EXPECT_TRUE(srv->stop());
+  }
+  EXPECT_TRUE(config.expired()) << "the configuration of a stopped server's model is still held";
+}
+
+} // namespace
+} // namespace conch::tests

@@ -323,8 +323,9 @@ TEST_F(scheduler_test, abort_cancels_decoupled_jobs_answered_after_their_batch) 
   scheduler = nullptr;
 }
 
-TEST_F(scheduler_test, several_instances_answer_in_request_order) {
+TEST_F(scheduler_test, several_instances_with_preserve_ordering_answer_in_request_order) {
   config.mutable_instance_group(0)->set_count(3);
+  config.mutable_dynamic_batching()->set_preserve_ordering(true);
   start();
   for (auto id : {"a", "b", "c", "d", "e", "f"})
     submit(id);

@@ -32,12 +32,10 @@ bool needs_ordering(const inference::ModelConfig& config) {
   // different sequences owe each other none.
   if (config.model_transaction_policy().decoupled() || config.has_sequence_batching())
     return false;
-  if (config.has_dynamic_batching())
-    return config.dynamic_batching().preserve_ordering();
-  int instances = 0;
-  for (const auto& group : config.instance_group())
-    instances += std::max(1, group.count()) * std::max(1, group.gpus_size());
-  return instances > 1;
+  // Without preserve_ordering every request is answered when it is done,
+  // as in Triton: a fast request never waits behind a slow one of another
+  // client, whatever the number of instances.
+  return config.has_dynamic_batching() && config.dynamic_batching().preserve_ordering();
 }
 
 bool lane_eligible(const inference::ModelConfig& config) {

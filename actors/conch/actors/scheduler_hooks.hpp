@@ -25,7 +25,7 @@ class scheduler_cancel_listener final : public runtime::cancel_listener {
 };
 
 /// Sends responses back to the scheduler, which delivers them in arrival
-/// order (preserve_ordering, or several instances without dynamic batching).
+/// order (preserve_ordering).
 class ordering_router final : public runtime::response_router {
  public:
   explicit ordering_router(caf::actor_addr scheduler) : scheduler_(std::move(scheduler)) {}
@@ -36,9 +36,9 @@ class ordering_router final : public runtime::response_router {
 };
 
 /// True when responses of this model must be reordered: not decoupled, not
-/// sequence batched (a sequence keeps its own order), and either
-/// preserve_ordering is set or several instances run without dynamic
-/// batching (where a client expects FIFO answers).
+/// sequence batched (a sequence keeps its own order), and
+/// dynamic_batching.preserve_ordering set. As in Triton, nothing else
+/// reorders: several instances answer each request when it is done.
 bool needs_ordering(const inference::ModelConfig& config);
 
 /// True when idle instances of this model may run requests on the threads

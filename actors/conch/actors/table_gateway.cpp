@@ -5,8 +5,13 @@
 
 namespace conch::actors {
 
+model_table_ptr table_gateway::table() const {
+  auto flags = flags_.lock();
+  return flags ? flags->table() : std::make_shared<model_table>();
+}
+
 void table_gateway::submit(runtime::job_ptr job) {
-  auto table = flags_->table();
+  auto table = this->table();
   if (submit_inline(*table, job))
     return;
   route(*table, job);
@@ -14,7 +19,7 @@ void table_gateway::submit(runtime::job_ptr job) {
 
 runtime::result<std::shared_ptr<const inference::ModelConfig>>
 table_gateway::config_of(const std::string& name, int64_t version) const {
-  auto entry = flags_->table()->resolve(name, version);
+  auto entry = table()->resolve(name, version);
   if (!entry)
     return entry.error();
   return (*entry)->config;

@@ -13,17 +13,21 @@ namespace conch::actors {
 /// goes to the version's scheduler as an adapter would send it. It is not
 /// refused while the server stops: the steps of a request admitted before
 /// the stop run, and the repository drains ensembles before the models they
-/// call. Holds the flags only, so it never keeps an actor alive.
+/// call. Holds the flags weakly: the schedulers hold this gateway, and the
+/// table the flags publish holds the schedulers.
 class table_gateway final : public runtime::backends::model_gateway {
  public:
-  explicit table_gateway(std::shared_ptr<const server_flags> flags) : flags_(std::move(flags)) {}
+  explicit table_gateway(const std::shared_ptr<const server_flags>& flags) : flags_(flags) {}
 
   void submit(runtime::job_ptr job) override;
   runtime::result<std::shared_ptr<const inference::ModelConfig>>
   config_of(const std::string& name, int64_t version) const override;
 
  private:
-  std::shared_ptr<const server_flags> flags_;
+  /// The current table; empty once the server is gone.
+  model_table_ptr table() const;
+
+  std::weak_ptr<const server_flags> flags_;
 };
 
 } // namespace conch::actors
