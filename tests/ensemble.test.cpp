@@ -230,6 +230,25 @@ TEST_F(ensemble, cancelling_cancels_the_step_running) {
   EXPECT_EQ(executions(srv, "slow_too"), 0u);
 }
 
+TEST_F(ensemble, its_compute_statistics_are_the_sums_of_its_steps) {
+  auto srv = start_explicit({"slow_pipeline"});
+  auto request = make_request("slow_pipeline", "s",
+                              {make_tensor("IN", data_type::fp32, {1, 4},
+                                           std::vector<float>{1, 2, 3, 4})});
+  request.parameters.push_back({"execute_delay_ms", int64_t{60}});
+  ASSERT_TRUE(infer_sync(srv, std::move(request)).error);
+  auto stats = srv.model_statistics("slow_pipeline");
+  ASSERT_TRUE(stats && stats->size() == 1);
+  const auto& s = (*stats)[0];
+  EXPECT_EQ(s.success.count, 1u);
+  EXPECT_EQ(s.compute_infer.count, 1u);
+  // Two steps of 60 ms each (the identity waits before it reads its
+  // inputs: compute_input), as Triton sums them.
+  auto compute = s.compute_input.ns + s.compute_infer.ns + s.compute_output.ns;
+  EXPECT_GE(compute, 120'000'000u);
+  EXPECT_LE(compute, s.success.ns);
+}
+
 TEST_F(ensemble, a_stop_lets_the_requests_in_flight_finish_every_step) {
   auto srv = start_explicit({"slow_pipeline"});
   auto request = make_request("slow_pipeline", "s",

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "conch/runtime/inference_request.hpp"
 #include "conch/runtime/inference_response.hpp"
@@ -72,6 +73,15 @@ struct job_times {
   uint64_t input_end = 0;
   uint64_t output_start = 0;
   uint64_t exec_end = 0;
+  /// The compute phases in nanoseconds, where they were measured elsewhere
+  /// and the statistics take them instead of the spans of the stamps above:
+  /// an ensemble's are the sums of its steps', as in Triton.
+  struct phases {
+    uint64_t input = 0;
+    uint64_t infer = 0;
+    uint64_t output = 0;
+  };
+  std::optional<phases> summed;
 };
 
 /// One request on its way through the server, with the callback that answers

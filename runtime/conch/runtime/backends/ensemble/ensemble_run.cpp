@@ -94,11 +94,15 @@ job_ptr ensemble_run::step_request(size_t s) {
   for (const auto& [name, t] : step.outputs)
     r.requested_outputs.push_back(name);
   // The callback holds the run: a step's answer always comes, even from a
-  // step whose job is dropped unanswered (its destructor answers).
-  return std::make_shared<inference_job>(
-    std::move(r), [self = shared_from_this(), s](inference_response&& resp) {
-      self->on_step_response(s, std::move(resp));
+  // step whose job is dropped unanswered (its destructor answers). It reads
+  // the step's times through a weak handle (the job holds the callback).
+  auto handle = std::make_shared<std::weak_ptr<inference_job>>();
+  auto job = std::make_shared<inference_job>(
+    std::move(r), [self = shared_from_this(), s, handle](inference_response&& resp) {
+      self->on_step_response(s, std::move(resp), handle->lock());
     });
+  *handle = job;
+  return job;
 }
 
 void ensemble_run::send(std::vector<job_ptr>& steps) {
@@ -107,7 +111,25 @@ void ensemble_run::send(std::vector<job_ptr>& steps) {
   steps.clear();
 }
 
-void ensemble_run::on_step_response(size_t s, inference_response&& r) {
+void ensemble_run::add_phases(const job_times& t) {
+  if (t.exec_start == 0)
+    return; // answered without running: refused, or from the response cache
+  if (t.summed) { // a step that is an ensemble itself
+    phases_.input += t.summed->input;
+    phases_.infer += t.summed->infer;
+    phases_.output += t.summed->output;
+    return;
+  }
+  auto span = [](uint64_t from, uint64_t to) { return from != 0 && to > from ? to - from : 0; };
+  uint64_t end = t.exec_end;
+  uint64_t infer_from = t.input_end != 0 ? t.input_end : t.exec_start;
+  uint64_t infer_to = t.output_start != 0 ? t.output_start : end;
+  phases_.input += span(t.exec_start, t.input_end);
+  phases_.infer += span(infer_from, infer_to);
+  phases_.output += span(t.output_start, end);
+}
+
+void ensemble_run::on_step_response(size_t s, inference_response&& r, const job_ptr& step_job) {
   const auto& g = plan_->graph;
   const auto& step = g.steps[s];
   std::vector<job_ptr> next;
@@ -116,6 +138,8 @@ void ensemble_run::on_step_response(size_t s, inference_response&& r) {
     lock_type lock{mu_};
     if (r.final && in_flight_ > 0)
       --in_flight_;
+    if (r.final && step_job)
+      add_phases(step_job->times());
     if (!r.error) {
       to_cancel = stop(r.error.with_prefix("in ensemble '" + plan_->name + "', "),
                        r.error.code() == errc::cancelled ? failure_kind::cancelled
@@ -265,6 +289,10 @@ void ensemble_run::flush(lock_type& lock) {
     auto a = std::move(outbox_.front());
     outbox_.pop_front();
     auto job = a.final ? std::move(job_) : job_;
+    // The ensemble's compute phases are its steps', summed (Triton's
+    // statistics), counted when the final answer completes the request.
+    if (a.final)
+      job->times().summed = phases_;
     if (a.final)
       values_.clear(); // the tensors go with the answer
     lock.unlock();

@@ -67,7 +67,9 @@ class ensemble_run final : public cancel_listener,
   /// and counts them in flight. Under mu_.
   std::vector<job_ptr> ready_steps(const std::vector<size_t>& written);
   job_ptr step_request(size_t step);
-  void on_step_response(size_t step, inference_response&& r);
+  void on_step_response(size_t step, inference_response&& r, const job_ptr& step_job);
+  /// Adds the compute phases of a step that ran to the run's sums. Under mu_.
+  void add_phases(const job_times& t);
   /// Sends the steps' requests; not under mu_ (a step may run inline).
   void send(std::vector<job_ptr>& steps);
   /// Stops starting steps, with `error` unless an earlier one stands, and
@@ -97,6 +99,7 @@ class ensemble_run final : public cancel_listener,
   failure_kind error_kind_ = failure_kind::backend; // guarded by mu_
   bool stopped_ = false;  // an error or a cancel: nothing starts; guarded by mu_
   bool finished_ = false; // the final answer is queued; guarded by mu_
+  job_times::phases phases_;                       // guarded by mu_
   std::deque<answer> outbox_;                      // guarded by mu_
   bool delivering_ = false;                        // guarded by mu_
 };
