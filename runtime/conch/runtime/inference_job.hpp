@@ -84,6 +84,21 @@ struct job_times {
   std::optional<phases> summed;
 };
 
+/// The compute phases of `t`: `summed` where set, else the spans of its
+/// stamps, with `end` for exec_end when that is unset; a missing middle
+/// stamp moves its phase's time into the next phase, and an unset or
+/// out-of-order pair spans nothing.
+inline job_times::phases compute_phases(const job_times& t, uint64_t end) noexcept {
+  if (t.summed)
+    return *t.summed;
+  auto span = [](uint64_t from, uint64_t to) { return from != 0 && to >= from ? to - from : 0; };
+  if (t.exec_end != 0)
+    end = t.exec_end;
+  uint64_t infer_from = t.input_end != 0 ? t.input_end : t.exec_start;
+  uint64_t infer_to = t.output_start != 0 ? t.output_start : end;
+  return {span(t.exec_start, t.input_end), span(infer_from, infer_to), span(t.output_start, end)};
+}
+
 /// One request on its way through the server, with the callback that answers
 /// it. The client is answered exactly once with a final response: if the job
 /// is destroyed unanswered (an actor died, a queue was dropped), the destructor

@@ -98,13 +98,11 @@ void model_statistics::on_complete(const inference_job& job, const status& outco
 void model_statistics::record_success(const job_times& t, uint64_t now,
                                       uint64_t request_ns) noexcept {
   uint64_t queued = t.queue_start != 0 ? t.queue_start : t.arrival;
-  uint64_t end = t.exec_end != 0 ? t.exec_end : now;
-  uint64_t infer_from = t.input_end != 0 ? t.input_end : t.exec_start;
-  uint64_t infer_to = t.output_start != 0 ? t.output_start : end;
   uint64_t queue_ns = span_ns(queued, t.exec_start);
-  uint64_t input_ns = t.summed ? t.summed->input : span_ns(t.exec_start, t.input_end);
-  uint64_t infer_ns = t.summed ? t.summed->infer : span_ns(infer_from, infer_to);
-  uint64_t output_ns = t.summed ? t.summed->output : span_ns(t.output_start, end);
+  auto phases = compute_phases(t, now);
+  uint64_t input_ns = phases.input;
+  uint64_t infer_ns = phases.infer;
+  uint64_t output_ns = phases.output;
   // Every success counts once in queue and compute (Triton's invariant
   // queue.count == success.count, on which perf_analyzer relies), except
   // one answered from the response cache, which never executed: it counts

@@ -114,19 +114,11 @@ void ensemble_run::send(std::vector<job_ptr>& steps) {
 void ensemble_run::add_phases(const job_times& t) {
   if (t.exec_start == 0)
     return; // answered without running: refused, or from the response cache
-  if (t.summed) { // a step that is an ensemble itself
-    phases_.input += t.summed->input;
-    phases_.infer += t.summed->infer;
-    phases_.output += t.summed->output;
-    return;
-  }
-  auto span = [](uint64_t from, uint64_t to) { return from != 0 && to > from ? to - from : 0; };
-  uint64_t end = t.exec_end;
-  uint64_t infer_from = t.input_end != 0 ? t.input_end : t.exec_start;
-  uint64_t infer_to = t.output_start != 0 ? t.output_start : end;
-  phases_.input += span(t.exec_start, t.input_end);
-  phases_.infer += span(infer_from, infer_to);
-  phases_.output += span(t.output_start, end);
+  // A step that is an ensemble itself passes its own sums on.
+  auto p = compute_phases(t, t.exec_end);
+  phases_.input += p.input;
+  phases_.infer += p.infer;
+  phases_.output += p.output;
 }
 
 void ensemble_run::on_step_response(size_t s, inference_response&& r, const job_ptr& step_job) {
