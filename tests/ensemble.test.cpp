@@ -172,6 +172,66 @@ TEST_F(ensemble, explicit_load_brings_its_composing_models_and_readiness_follows
   EXPECT_TRUE(infer_sync(srv, pipeline_request({1, 2, 3, 4}, {1, 2, 3, 4})).error);
 }
 
+TEST_F(ensemble, unload_dependents_takes_the_models_loaded_only_for_it_and_no_longer_run) {
+  auto srv = start_explicit({});
+  ASSERT_TRUE(srv.load("pipeline")); // add_sub and ident come with it
+  ASSERT_TRUE(srv.load("loose"));    // runs ident too
+  // Without dependents the composing models stay.
+  ASSERT_TRUE(srv.load("slow_pipeline"));
+  ASSERT_TRUE(srv.unload("slow_pipeline"));
+  EXPECT_TRUE(srv.model_ready("slow"));
+  EXPECT_TRUE(srv.model_ready("slow_too"));
+
+  ASSERT_TRUE(srv.unload("pipeline", true));
+  EXPECT_FALSE(srv.model_ready("pipeline"));
+  EXPECT_FALSE(srv.model_ready("add_sub"));
+  EXPECT_TRUE(srv.model_ready("ident")); // loose still runs it
+  EXPECT_TRUE(srv.model_ready("loose"));
+
+  ASSERT_TRUE(srv.unload("loose", true));
+  EXPECT_FALSE(srv.model_ready("ident"));
+  // slow and slow_too were loaded for an ensemble that has gone without them.
+  EXPECT_TRUE(srv.model_ready("slow"));
+}
+
+TEST_F(ensemble, unload_dependents_leaves_a_model_that_was_loaded_by_name) {
+  auto srv = start_explicit({"add_sub"});
+  ASSERT_TRUE(srv.load("pipeline"));
+  ASSERT_TRUE(srv.load("ident")); // by name now, though the ensemble loaded it first
+  ASSERT_TRUE(srv.unload("pipeline", true));
+  EXPECT_TRUE(srv.model_ready("add_sub"));
+  EXPECT_TRUE(srv.model_ready("ident"));
+  EXPECT_TRUE(infer_sync(srv, make_request("ident", "i1",
+                                           {make_tensor("INPUT0", data_type::fp32, {1, 4},
+                                                        std::vector<float>{1, 2, 3, 4})}))
+                .error);
+
+  // Unloaded and loaded again as a composing model only, it goes this time.
+  ASSERT_TRUE(srv.unload("ident"));
+  ASSERT_TRUE(srv.load("pipeline"));
+  ASSERT_TRUE(srv.unload("pipeline", true));
+  EXPECT_FALSE(srv.model_ready("ident"));
+  EXPECT_TRUE(srv.model_ready("add_sub"));
+}
+
+TEST_F(ensemble, unload_dependents_goes_through_nested_ensembles) {
+  repo_.add_model("outer", R"(name: "outer"
+platform: "ensemble"
+max_batch_size: 8
+input [ { name: "IN" data_type: TYPE_FP32 dims: [ 4 ] } ]
+output [ { name: "OUT" data_type: TYPE_FP32 dims: [ 4 ] } ]
+ensemble_scheduling { step [
+  { model_name: "slow_pipeline" input_map { key: "IN" value: "IN" }
+    output_map { key: "OUT" value: "OUT" } } ] }
+)");
+  auto srv = start_explicit({"outer"});
+  EXPECT_TRUE(srv.model_ready("slow_too"));
+  ASSERT_TRUE(srv.unload("outer", true));
+  EXPECT_FALSE(srv.model_ready("slow_pipeline"));
+  EXPECT_FALSE(srv.model_ready("slow"));
+  EXPECT_FALSE(srv.model_ready("slow_too"));
+}
+
 TEST_F(ensemble, a_step_error_ends_the_request_with_that_error) {
   auto srv = start_explicit({"loose"});
   auto r = infer_sync(srv, make_request("loose", "l", {make_tensor("IN", data_type::fp32, {1, 3},

@@ -102,6 +102,54 @@ def test_a_failing_step_answers_with_its_error_and_the_server_keeps_serving(
         server.stop()
 
 
+@pytest.mark.parametrize("protocol", ["http", "grpc"])
+def test_tritonclient_unload_dependents_takes_the_composing_model_along(
+        tmp_path: pathlib.Path, protocol: str) -> None:
+    write_model(tmp_path, "ident", IDENTITY_CONFIG)
+    write_model(tmp_path, "pipe", ENSEMBLE_OF_IDENT)
+    server = conch.Server(
+        model_repository=str(tmp_path),
+        model_control_mode=conch.ModelControlMode.EXPLICIT,
+    ).start(wait_until_ready=True)
+    try:
+        frontend = (KServeHttp(server, KServeHttp.Options(port=0, thread_count=2))
+                    if protocol == "http"
+                    else KServeGrpc(server, KServeGrpc.Options(address="127.0.0.1", port=0)))
+        with frontend:
+            module = httpclient if protocol == "http" else grpcclient
+            client = module.InferenceServerClient(f"127.0.0.1:{frontend.port}")
+            client.load_model("pipe")
+            assert client.is_model_ready("ident")
+            client.unload_model("pipe")
+            assert client.is_model_ready("ident")  # stays without the parameter
+            client.load_model("pipe")
+            client.unload_model("pipe", unload_dependents=True)
+            assert not client.is_model_ready("pipe")
+            assert not client.is_model_ready("ident")
+            metadata = client.get_server_metadata()
+            extensions = (metadata["extensions"] if protocol == "http"
+                          else list(metadata.extensions))
+            assert "model_repository(unload_dependents)" in extensions
+    finally:
+        server.stop()
+
+
+IDENTITY_CONFIG = """
+backend: "identity"
+max_batch_size: 0
+input [ { name: "INPUT0" data_type: TYPE_FP32 dims: [ 4 ] } ]
+output [ { name: "OUTPUT0" data_type: TYPE_FP32 dims: [ 4 ] } ]
+"""
+
+ENSEMBLE_OF_IDENT = """
+platform: "ensemble"
+max_batch_size: 0
+input [ { name: "IN" data_type: TYPE_FP32 dims: [ 4 ] } ]
+output [ { name: "OUT" data_type: TYPE_FP32 dims: [ 4 ] } ]
+ensemble_scheduling { step [ { model_name: "ident"
+  input_map { key: "INPUT0" value: "IN" } output_map { key: "OUTPUT0" value: "OUT" } } ] }
+"""
+
 PYTHON_CONFIG = """
 backend: "python"
 max_batch_size: 0

@@ -56,17 +56,19 @@ caf::behavior repository_actor::make_behavior() {
                                     "enabled or the model control mode is not EXPLICIT");
       auto rp = make_response_promise();
       run_exclusive(
-        name, [this, name, params](done_fn done) { load(name, params, std::move(done)); },
+        name,
+        [this, name, params](done_fn done) { load_by_name(name, params, std::move(done)); },
         [rp](status st) mutable { rp.deliver(std::move(st)); });
       return rp;
     },
-    [this](unload_atom, std::string& name, bool) -> caf::result<status> {
+    [this](unload_atom, std::string& name, bool dependents) -> caf::result<status> {
       if (options_.model_control_mode != control_mode::explicit_)
         return runtime::unsupported("explicit model load / unload is not allowed if polling is "
                                     "enabled or the model control mode is not EXPLICIT");
       auto rp = make_response_promise();
       run_exclusive(
-        name, [this, name](done_fn done) { unload(name, std::move(done)); },
+        name,
+        [this, name, dependents](done_fn done) { unload(name, dependents, std::move(done)); },
         [rp](status st) mutable { rp.deliver(std::move(st)); });
       return rp;
     },

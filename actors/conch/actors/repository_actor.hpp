@@ -53,18 +53,26 @@ class repository_actor : public caf::event_based_actor {
     std::filesystem::path override_dir;
     bool busy = false;
     std::deque<std::function<void()>> waiting;
+    /// Loaded by name (a load request, the startup list, a poll, every
+    /// model in NONE mode), not only as a model an ensemble's steps run:
+    /// an unload with unload_dependents leaves it loaded (Triton's rule).
+    bool loaded_by_name = false;
   };
   using done_fn = std::function<void(runtime::status)>;
 
   // -- operations (repository_load.cpp / repository_unload.cpp) ----------------
   void run_exclusive(const std::string& name, std::function<void(done_fn)> op, done_fn done);
   void load(const std::string& name, load_parameters_ptr params, done_fn done);
+  /// load(), for a model asked for by name; marks it loaded_by_name.
+  void load_by_name(const std::string& name, load_parameters_ptr params, done_fn done);
   void start_load(const std::string& name, const prepared_load& prepared, uint64_t started,
                   done_fn done);
   void finish_load(const std::string& name, std::map<int64_t, version_entry> loaded,
                    std::map<int64_t, runtime::status> failures, uint64_t started,
                    std::filesystem::path override_dir, done_fn done);
-  void unload(const std::string& name, done_fn done);
+  /// Unloads every version of `name`; with `dependents`, then the models
+  /// its ensemble steps ran that unload_dependents() lets go.
+  void unload(const std::string& name, bool dependents, done_fn done);
   void drain(std::vector<caf::actor> schedulers, std::function<void()> then);
   void maybe_stop();
   version_entry start_version(const std::string& name, int64_t version,
@@ -90,6 +98,14 @@ class repository_actor : public caf::event_based_actor {
   std::vector<std::vector<caf::actor>> drain_stages() const;
   void drain_in_stages(std::vector<std::vector<caf::actor>> stages, size_t next,
                        std::function<void()> then);
+  /// After an ensemble unloaded with unload_dependents: unloads those of
+  /// `models` (its composing models) that were not loaded by name and that
+  /// no other ensemble, loaded or loading, still runs, each with its own
+  /// dependents; then `done`.
+  void unload_dependents(std::vector<std::string> models, done_fn done);
+  /// Whether an ensemble that is loaded, loading or waiting for its
+  /// composing models runs `model` in a step.
+  bool composed_by_an_ensemble(const std::string& model) const;
 
   // -- repository roots (repository_roots.cpp) -----------------------------------
   runtime::status register_root(const runtime::repository::repository_root& root);

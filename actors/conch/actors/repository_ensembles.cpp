@@ -7,6 +7,7 @@
 #include <set>
 
 #include "conch/actors/repository_actor.hpp"
+#include "conch/runtime/logging/log.hpp"
 
 namespace conch::actors {
 
@@ -151,6 +152,55 @@ void repository_actor::drain_in_stages(std::vector<std::vector<caf::actor>> stag
   drain(std::move(schedulers), [this, stages = std::move(stages), next, then]() mutable {
     drain_in_stages(std::move(stages), next + 1, std::move(then));
   });
+}
+
+bool repository_actor::composed_by_an_ensemble(const std::string& model) const {
+  for (const auto& [ensemble, models] : waiting_on_)
+    if (std::find(models.begin(), models.end(), model) != models.end())
+      return true;
+  for (const auto& [name, record] : records_)
+    for (const auto& [v, entry] : record.versions)
+      if (entry.scheduler && entry.config && entry.config->has_ensemble_scheduling()) {
+        auto models = composing_models(*entry.config);
+        if (std::find(models.begin(), models.end(), model) != models.end())
+          return true;
+      }
+  return false;
+}
+
+void repository_actor::unload_dependents(std::vector<std::string> models, done_fn done) {
+  // Whether `model` goes with the ensemble, asked again when its turn
+  // comes: a load by name or another ensemble may have claimed it since.
+  auto goes = [this](const std::string& model) {
+    auto r = records_.find(model);
+    if (r == records_.end() || r->second.loaded_by_name || composed_by_an_ensemble(model))
+      return false;
+    return std::any_of(r->second.versions.begin(), r->second.versions.end(),
+                       [](const auto& v) { return static_cast<bool>(v.second.scheduler); });
+  };
+  models.erase(std::remove_if(models.begin(), models.end(),
+                              [&](const std::string& m) { return !goes(m); }),
+               models.end());
+  if (models.empty())
+    return done(status::ok());
+  // The ensemble's own unload has succeeded whatever happens to these; a
+  // dependent that cannot go is logged and stays.
+  auto remaining = std::make_shared<size_t>(models.size());
+  for (const auto& m : models)
+    run_exclusive(
+      m,
+      [this, m, goes](done_fn unloaded) {
+        if (!goes(m))
+          return unloaded(status::ok());
+        CONCH_LOG_INFO << "unloading '" << m << "', which only the unloaded ensemble ran";
+        unload(m, true, std::move(unloaded));
+      },
+      [m, remaining, done](status st) {
+        if (!st)
+          CONCH_LOG_WARN << "failed to unload dependent model '" << m << "': " << st.message();
+        if (--*remaining == 0)
+          done(status::ok());
+      });
 }
 
 } // namespace conch::actors

@@ -148,6 +148,15 @@ void repository_actor::load(const std::string& name, load_parameters_ptr params,
   });
 }
 
+void repository_actor::load_by_name(const std::string& name, load_parameters_ptr params,
+                                    done_fn done) {
+  load(name, std::move(params), [this, name, done](status st) {
+    if (st)
+      records_[name].loaded_by_name = true;
+    done(std::move(st));
+  });
+}
+
 void repository_actor::start_load(const std::string& name, const prepared_load& prepared,
                                   uint64_t started, done_fn done) {
   const auto& override_dir = prepared.override_dir;

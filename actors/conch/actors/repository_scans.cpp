@@ -72,7 +72,7 @@ void repository_actor::load_initial(const repo::scan_result& scanned, caf::respo
     return finish();
   for (const auto& name : wanted)
     run_exclusive(
-      name, [this, name](done_fn done) { load(name, nullptr, std::move(done)); },
+      name, [this, name](done_fn done) { load_by_name(name, nullptr, std::move(done)); },
       [name, failures, remaining, finish](status st) mutable {
         if (!st)
           failures->push_back(name + ": " + st.message());
@@ -117,7 +117,7 @@ void repository_actor::poll_found(const std::map<std::string, uint64_t>& found,
                    << ", loading";
     ++*remaining;
     run_exclusive(
-      name, [this, name = name](done_fn done) { load(name, nullptr, std::move(done)); },
+      name, [this, name = name](done_fn done) { load_by_name(name, nullptr, std::move(done)); },
       [one_done, name = name](status st) mutable { one_done(name, std::move(st)); });
   }
   for (auto& [name, record] : records_) {
@@ -126,7 +126,7 @@ void repository_actor::poll_found(const std::map<std::string, uint64_t>& found,
     CONCH_LOG_INFO << "poll: model '" << name << "' removed, unloading";
     ++*remaining;
     run_exclusive(
-      name, [this, name = name](done_fn done) { unload(name, std::move(done)); },
+      name, [this, name = name](done_fn done) { unload(name, false, std::move(done)); },
       [one_done, name = name](status st) mutable { one_done(name, std::move(st)); });
   }
   one_done("", status::ok());

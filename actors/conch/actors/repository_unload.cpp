@@ -1,5 +1,7 @@
 // Unloading a model and draining schedulers: repository_actor::unload, drain.
 
+#include <algorithm>
+
 #include "conch/actors/repository_actor.hpp"
 #include "conch/runtime/logging/log.hpp"
 #include "conch/runtime/repository/override_directory.hpp"
@@ -8,18 +10,25 @@ namespace conch::actors {
 
 using runtime::status;
 
-void repository_actor::unload(const std::string& name, done_fn done) {
+void repository_actor::unload(const std::string& name, bool dependents, done_fn done) {
   // The stop drains every version itself, ensembles first: an unload now
   // would take composing models away from the ensembles still draining.
   if (stopping_)
     return done(runtime::unavailable("server is stopping"));
   auto& record = records_[name];
   std::vector<caf::actor> schedulers;
+  // The models the unloading versions' ensemble steps run, for dependents.
+  std::vector<std::string> composing;
   for (auto& [v, entry] : record.versions)
     if (entry.scheduler) {
       entry.state = model_state::unloading;
       schedulers.push_back(entry.scheduler);
+      if (dependents && entry.config)
+        for (const auto& step : entry.config->ensemble_scheduling().step())
+          if (std::find(composing.begin(), composing.end(), step.model_name()) == composing.end())
+            composing.push_back(step.model_name());
     }
+  record.loaded_by_name = false;
   if (schedulers.empty()) {
     if (record.versions.empty())
       return done(runtime::invalid_argument("failed to unload '" + name
@@ -28,8 +37,9 @@ void repository_actor::unload(const std::string& name, done_fn done) {
   }
   CONCH_LOG_INFO << "unloading: " << name;
   // Stop routing to the model first, then let its queued work finish.
-  publish([this, name, schedulers = std::move(schedulers), done]() mutable {
-    drain(std::move(schedulers), [this, name, done] {
+  publish([this, name, schedulers = std::move(schedulers), composing = std::move(composing),
+           done]() mutable {
+    drain(std::move(schedulers), [this, name, composing = std::move(composing), done] {
       auto& record = records_[name];
       for (auto& [v, entry] : record.versions) {
         if (entry.state == model_state::unloading)
@@ -49,7 +59,11 @@ void repository_actor::unload(const std::string& name, done_fn done) {
         record.override_dir.clear();
       }
       record.fingerprint = 0;
-      publish([done] { done(status::ok()); });
+      publish([this, composing, done] {
+        if (composing.empty())
+          return done(status::ok());
+        unload_dependents(composing, done);
+      });
     });
   });
 }
