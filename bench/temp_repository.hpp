@@ -5,9 +5,11 @@
 namespace conch::bench {
 
 /// A model repository written to a fresh temporary folder and removed when
-/// destroyed. It holds identity_fp32 (FP32 [batch,16] in and out,
-/// max_batch_size 64, no batcher, one CPU instance, like the example
-/// repository) and identity_fp32_batched (the same with a dynamic batcher).
+/// destroyed, with the models of bench/models: identity_fp32 (FP32
+/// [batch,16] in and out, max_batch_size 64, no batcher, one CPU instance,
+/// like the example repository), identity_fp32_batched (the same with a
+/// dynamic batcher), ensemble_identity_2 (two identity_fp32 steps) and
+/// sequence_identity (the identity behind the sequence batcher).
 class temp_repository {
  public:
   temp_repository();

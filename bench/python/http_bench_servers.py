@@ -31,10 +31,10 @@ class Reply:
     body: bytes
 
 
-def post(port: int, body: bytes, headers: dict[str, str]) -> Reply:
+def post(port: int, body: bytes, headers: dict[str, str], path: str = INFER_PATH) -> Reply:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     try:
-        conn.request("POST", INFER_PATH, body=body, headers=headers)
+        conn.request("POST", path, body=body, headers=headers)
         r = conn.getresponse()
         return Reply(r.status, r.getheader("Content-Type", ""),
                      r.getheader("Inference-Header-Content-Length"), r.read())
@@ -72,14 +72,17 @@ def stop(process: subprocess.Popen) -> None:
 
 def start_conch(conch: str, repository: str, workdir: pathlib.Path,
                 thread_count: int | None, allocator: str | None = None,
-                direct_lane: str | None = None) -> tuple[subprocess.Popen, int]:
-    """`conch serve` with only identity_fp32 loaded and only the HTTP frontend."""
+                direct_lane: str | None = None,
+                models: tuple[str, ...] = ("identity_fp32",)) -> tuple[subprocess.Popen, int]:
+    """`conch serve` with only `models` loaded and only the HTTP frontend."""
     port = free_port()
     log = workdir / "conch.log"
     command = [conch, "serve", "--model-repository", repository,
-               "--model-control-mode", "explicit", "--load-model", "identity_fp32",
+               "--model-control-mode", "explicit",
                "--http-address", "127.0.0.1", "--http-port", str(port),
                "--allow-grpc", "false", "--allow-metrics", "false"]
+    for model in models:
+        command += ["--load-model", model]
     if thread_count is not None:
         command += ["--http-thread-count", str(thread_count)]
     if allocator is not None:

@@ -43,14 +43,16 @@ def _latency_us(output: str, percent: str) -> float:
     return float(m.group(1)) * _UNITS[m.group(2)] if m else float("nan")
 
 
-def run_wrk(url: str, request: Request, connections: int, seconds: int) -> Figures:
-    """wrk with `connections` connections; exits if any answer was not 2xx/3xx."""
+def run_wrk(url: str, request: Request, connections: int, seconds: int,
+            script: pathlib.Path = LUA_SCRIPT) -> Figures:
+    """wrk with `connections` connections and a request script (by default
+    post_body.lua); exits if any answer was not 2xx/3xx."""
     threads = min(connections, 2)
     env = dict(os.environ, CONCH_BENCH_BODY=str(request.body_file),
                CONCH_BENCH_CONTENT_TYPE=request.content_type,
                CONCH_BENCH_HEADER_LENGTH=str(request.header_length or ""))
     command = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency",
-               "-s", str(LUA_SCRIPT), url]
+               "-s", str(script), url]
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=seconds + 60)
     out = done.stdout
     rate = re.search(r"^Requests/sec:\s+([\d.]+)", out, re.M)
