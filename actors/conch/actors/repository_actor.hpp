@@ -103,8 +103,8 @@ class repository_actor : public caf::event_based_actor {
   /// no other ensemble, loaded or loading, still runs, each with its own
   /// dependents; then `done`.
   void unload_dependents(std::vector<std::string> models, done_fn done);
-  /// Whether an ensemble that is loaded, loading or waiting for its
-  /// composing models runs `model` in a step.
+  /// Whether an ensemble that is loaded (and not being unloaded) or being
+  /// loaded runs `model` in a step.
   bool composed_by_an_ensemble(const std::string& model) const;
 
   // -- repository roots (repository_roots.cpp) -----------------------------------
@@ -146,7 +146,8 @@ class repository_actor : public caf::event_based_actor {
   std::shared_ptr<runtime::response_cache> cache_;
   /// How ensembles reach the other models (through the published table).
   std::shared_ptr<runtime::backends::model_gateway> gateway_;
-  /// By ensemble: the models it waits to be loaded (load_composing).
+  /// By ensemble being loaded: the models its steps run, from
+  /// load_composing until its load answers.
   std::map<std::string, std::vector<std::string>> waiting_on_;
   caf::actor pool_;
   bool allow_detached_;

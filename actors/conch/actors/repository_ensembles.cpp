@@ -69,10 +69,9 @@ void repository_actor::load_composing(const std::string& name,
     return then(status::ok());
   }
   auto remaining = std::make_shared<size_t>(models.size());
-  auto one_done = [this, name, remaining, then](status) {
+  auto one_done = [remaining, then](status) {
     if (--*remaining > 0)
       return;
-    waiting_on_.erase(name);
     then(status::ok());
   };
   for (const auto& m : models)
@@ -158,9 +157,11 @@ bool repository_actor::composed_by_an_ensemble(const std::string& model) const {
   for (const auto& [ensemble, models] : waiting_on_)
     if (std::find(models.begin(), models.end(), model) != models.end())
       return true;
+  // Versions being unloaded no longer count: unloads go in request order.
   for (const auto& [name, record] : records_)
     for (const auto& [v, entry] : record.versions)
-      if (entry.scheduler && entry.config && entry.config->has_ensemble_scheduling()) {
+      if (entry.scheduler && entry.state != model_state::unloading && entry.config
+          && entry.config->has_ensemble_scheduling()) {
         auto models = composing_models(*entry.config);
         if (std::find(models.begin(), models.end(), model) != models.end())
           return true;
@@ -190,7 +191,8 @@ void repository_actor::unload_dependents(std::vector<std::string> models, done_f
     run_exclusive(
       m,
       [this, m, goes](done_fn unloaded) {
-        if (!goes(m))
+        // A stop unloads everything itself.
+        if (stopping_ || !goes(m))
           return unloaded(status::ok());
         CONCH_LOG_INFO << "unloading '" << m << "', which only the unloaded ensemble ran";
         unload(m, true, std::move(unloaded));

@@ -1,5 +1,6 @@
 // Loading and reloading a model: repository_actor::load and its helpers.
 
+#include <algorithm>
 #include <chrono>
 
 #include "conch/actors/model_scheduler.hpp"
@@ -123,6 +124,12 @@ version_entry repository_actor::start_version(const std::string& name, int64_t v
 void repository_actor::load(const std::string& name, load_parameters_ptr params, done_fn done) {
   if (stopping_)
     return done(runtime::unavailable("server is stopping"));
+  // An ensemble counts as running its composing models from load_composing
+  // until its load answers, while its instances start too.
+  done = [this, name, done = std::move(done)](status st) {
+    waiting_on_.erase(name);
+    done(std::move(st));
+  };
   auto started = runtime::now_ns();
   load_request request{roots_, name, std::move(params), override_base_, {}};
   request.options.strict_model_config = options_.strict_model_config;
@@ -150,9 +157,14 @@ void repository_actor::load(const std::string& name, load_parameters_ptr params,
 
 void repository_actor::load_by_name(const std::string& name, load_parameters_ptr params,
                                     done_fn done) {
+  // Marked whatever the load's outcome while a version of it serves (a
+  // load that failed for one version, a failed reload), as Triton marks a
+  // model named in a load before it loads it.
   load(name, std::move(params), [this, name, done](status st) {
-    if (st)
-      records_[name].loaded_by_name = true;
+    auto& record = records_[name];
+    if (std::any_of(record.versions.begin(), record.versions.end(),
+                    [](const auto& v) { return static_cast<bool>(v.second.scheduler); }))
+      record.loaded_by_name = true;
     done(std::move(st));
   });
 }
@@ -251,7 +263,7 @@ void repository_actor::finish_load(const std::string& name,
     if (entry.scheduler)
       retired.push_back(entry.scheduler);
     loaded[v] = version_entry{v, model_state::unavailable, entry.scheduler ? "unloaded" : entry.reason,
-                              entry.config, nullptr, nullptr, nullptr, nullptr};
+                              entry.config, nullptr, nullptr, nullptr, nullptr, nullptr};
   }
   // The files of an override stay as long as a version loaded from them serves.
   if (any_new) {
