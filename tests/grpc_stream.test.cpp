@@ -5,11 +5,14 @@
 
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "support/grpc_fixture.hpp"
+#include "support/model_configs.hpp"
+#include "support/temp_repository.hpp"
 
 namespace conch::tests {
 namespace {
@@ -17,9 +20,10 @@ namespace {
 using stream_type
   = grpc::ClientReaderWriter<inference::ModelInferRequest, inference::ModelStreamInferResponse>;
 
-inference::ModelInferRequest identity_request(const std::string& id, float value) {
+inference::ModelInferRequest identity_request(const std::string& id, float value,
+                                              const std::string& model = "identity_fp32") {
   inference::ModelInferRequest req;
-  req.set_model_name("identity_fp32");
+  req.set_model_name(model);
   req.set_id(id);
   auto* in = req.add_inputs();
   in->set_name("INPUT0");
@@ -216,6 +220,56 @@ TEST_F(grpc_stream, stopping_the_frontend_ends_an_open_stream) {
   EXPECT_FALSE(stream->Read(&r));
   auto st = stream->Finish();
   EXPECT_EQ(st.error_code(), grpc::StatusCode::UNAVAILABLE) << st.error_message();
+}
+
+// A model that may block answers on its instance's worker; with other calls
+// in flight, that worker hands each stream's writes to the frontend's
+// finisher rather than writing them itself.
+class grpc_stream_on_a_worker : public grpc_fixture {
+ protected:
+  void SetUp() override {
+    repo_.add_model("blocking_fp32", delayed_identity_config("blocking_fp32", 0));
+    start_all(options_for(repo_.str(), actors::control_mode::none));
+  }
+
+  temp_repository repo_;
+};
+
+TEST_F(grpc_stream_on_a_worker, streams_side_by_side_keep_their_order_and_lose_nothing) {
+  constexpr int streams = 3;
+  constexpr int requests = 200;
+  std::vector<std::vector<inference::ModelStreamInferResponse>> answers(streams);
+  std::vector<grpc::Status> statuses(streams);
+  std::vector<std::thread> clients;
+  for (int s = 0; s < streams; ++s)
+    clients.emplace_back([&, s] {
+      auto ctx = client_context();
+      auto stream = stub_->ModelStreamInfer(ctx.get());
+      // Writes and reads interleave, as a client that keeps a few requests
+      // in flight would.
+      std::thread writer{[&] {
+        for (int i = 0; i < requests; ++i)
+          if (!stream->Write(identity_request(std::to_string(i), static_cast<float>(s * 1000 + i),
+                                              "blocking_fp32")))
+            break;
+        stream->WritesDone();
+      }};
+      answers[s] = read_all(*stream);
+      writer.join();
+      statuses[s] = stream->Finish();
+    });
+  for (auto& c : clients)
+    c.join();
+  for (int s = 0; s < streams; ++s) {
+    EXPECT_TRUE(statuses[s].ok()) << statuses[s].error_message();
+    ASSERT_EQ(answers[s].size(), static_cast<size_t>(requests)) << "stream " << s;
+    for (int i = 0; i < requests; ++i) {
+      const auto& r = answers[s][i];
+      EXPECT_EQ(r.error_message(), "");
+      EXPECT_EQ(r.infer_response().id(), std::to_string(i));
+      EXPECT_EQ(first_value(r.infer_response()), static_cast<float>(s * 1000 + i));
+    }
+  }
 }
 
 } // namespace

@@ -9,9 +9,10 @@
 
 namespace conch::transports::grpc {
 
-/// A thread of the gRPC server's own that finishes calls answered on a
-/// model's thread. Finish starts the call's write on the thread that calls
-/// it (encoding, the transport's send), which costs a python model's worker
+/// A thread of the gRPC server's own that finishes unary calls answered on
+/// a model's thread, and starts the writes of streams answered there.
+/// Finish and StartWrite start the write on the thread that calls them
+/// (encoding, the transport's send), which costs a python model's worker
 /// more than the model itself; handed here, the worker goes on to its next
 /// request while this thread writes. It spins for a moment before it sleeps
 /// while its recent spins paid off (runtime/spin.hpp). Tasks run in the

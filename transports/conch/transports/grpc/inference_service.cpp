@@ -122,6 +122,7 @@ inference_service::ModelStreamInfer(context* ctx) {
   if (infer_settings_)
     settings.forwarded = infer_settings_->begin(*ctx);
   settings.limits = limits_;
+  settings.finishing = &finisher_;
   return stream_reactor::start(ctx, server_, calls_, std::move(settings));
 }
 

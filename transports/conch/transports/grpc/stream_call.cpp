@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "conch/runtime/thread_role.hpp"
 #include "conch/transports/grpc/grpc_status.hpp"
 #include "conch/transports/grpc/prepare_infer.hpp"
 
@@ -43,6 +44,25 @@ void stream_call::step() {
     finish(::grpc::Status::OK);
   else if (draining && drained)
     finish(to_grpc_status(stopping()));
+}
+
+void stream_call::step_or_hand_off() {
+  // A finished call posts nothing: the finisher may be gone once every call
+  // of the server has finished.
+  if (finished)
+    return;
+  if (finishing == nullptr || !runtime::this_thread_runs_models || calls->in_flight() <= 1) {
+    step();
+    return;
+  }
+  if (step_posted)
+    return;
+  step_posted = true;
+  finishing->post([self = shared_from_this()] {
+    std::lock_guard<std::mutex> guard{self->mutex};
+    self->step_posted = false;
+    self->step();
+  });
 }
 
 void stream_call::written() {
@@ -152,7 +172,7 @@ void stream_call::on_response(const stream_request_info& info, runtime::inferenc
     } else if (!info.decoupled) {
       ordered.erase(info.seq);
     }
-    step();
+    step_or_hand_off();
   }
   for (auto& c : cancels)
     c();

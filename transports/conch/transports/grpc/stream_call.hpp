@@ -15,6 +15,7 @@
 #include "conch/runtime/inference_response.hpp"
 #include "conch/transports/gateway.hpp"
 #include "conch/transports/grpc/call_limits.hpp"
+#include "conch/transports/grpc/finisher.hpp"
 #include "conch/transports/grpc/infer_call_settings.hpp"
 #include "conch/transports/grpc/inflight_calls.hpp"
 #include "conch/transports/grpc/stream_messages.hpp"
@@ -29,7 +30,7 @@ using stream_reactor_base
 /// server's callbacks may run after the reactor finished. gRPC operations
 /// are started under the mutex (gRPC never runs a reactor's callbacks
 /// inline); the server is called outside it, since it may answer at once.
-struct stream_call {
+struct stream_call : std::enable_shared_from_this<stream_call> {
   // -- set once at start -----------------------------------------------------
   gateway_ptr server;
   std::shared_ptr<inflight_calls> calls;
@@ -40,6 +41,9 @@ struct stream_call {
   bool grpc_error = false;
   /// Metadata added to each request.
   forwarded_headers forwarded;
+  /// Where a model's thread hands the stream's next gRPC operations while
+  /// other calls are in flight; null: it starts them itself.
+  finisher* finishing = nullptr;
   /// The read buffer; touched only between StartRead and OnReadDone.
   inference::ModelInferRequest request;
 
@@ -65,6 +69,7 @@ struct stream_call {
   bool read_closed = false;
   bool finished = false;
   bool draining = false;  // the server stops: answer what is in flight, then end
+  bool step_posted = false;  // a step() waits on the finisher
   std::optional<::grpc::Status> end_status;
 
   // -- called with the mutex held --------------------------------------------
@@ -95,6 +100,10 @@ struct stream_call {
   // responses waiting pass the stream's backlog cap.
   bool queue(const stream_request_info& info, stream_message_ptr m);
   void forget_bytes(size_t n);
+  // step(), or, on a model's thread while other calls are in flight, a
+  // step() on the finisher: the write it starts (encoding, the transport's
+  // send) would cost the model's worker more than the model itself.
+  void step_or_hand_off();
 };
 
 } // namespace conch::transports::grpc

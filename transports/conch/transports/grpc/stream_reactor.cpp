@@ -58,6 +58,7 @@ stream_reactor* stream_reactor::start(::grpc::CallbackServerContext* ctx, gatewa
   call->max_outstanding = settings.max_outstanding == 0 ? 1 : settings.max_outstanding;
   call->grpc_error = grpc_error_requested(*ctx);
   call->forwarded = std::move(settings.forwarded);
+  call->finishing = settings.finishing;
   self->call_ = call;
   auto ticket = call->calls->admit();
   std::lock_guard<std::mutex> guard{call->mutex};

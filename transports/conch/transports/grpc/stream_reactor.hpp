@@ -9,6 +9,7 @@
 #include "conch/runtime/status.hpp"
 #include "conch/transports/gateway.hpp"
 #include "conch/transports/grpc/call_limits.hpp"
+#include "conch/transports/grpc/finisher.hpp"
 #include "conch/transports/grpc/infer_call_settings.hpp"
 #include "conch/transports/grpc/inflight_calls.hpp"
 #include "grpc_service.pb.h"
@@ -29,6 +30,10 @@ struct stream_settings {
   forwarded_headers forwarded;
   /// The server's admission of requests (max_inflight); none when null.
   std::shared_ptr<const call_limits> limits;
+  /// Starts the stream's writes for responses answered on a model's thread
+  /// while other calls are in flight; none when null (the model's thread
+  /// starts them).
+  finisher* finishing = nullptr;
 };
 
 /// The reactor of one ModelStreamInfer call (KServe protocol §2.5). Each
