@@ -48,15 +48,24 @@ struct spin_record {
   void missed() noexcept { credit = std::max(credit - 2, 0); }
 };
 
+/// Whether a spin gives its core to other runnable threads between checks.
+enum class spin_yield { no, yes };
+
 /// Spins until `ready()` or `budget` passed; true when ready. The clock is
-/// read once per 64 pauses, which cost far more than the check.
+/// read once per 64 pauses, which cost far more than the check. With
+/// spin_yield::yes the thread yields there too, so a spin never holds a core
+/// that a runnable thread wants (the one that would make `ready()` true,
+/// often): it keeps a core awake only while the core has nothing else to do.
 template <class Ready>
-bool spin_until(Ready ready, std::chrono::nanoseconds budget) noexcept {
+bool spin_until(Ready ready, std::chrono::nanoseconds budget,
+                spin_yield yielding = spin_yield::no) noexcept {
   using clock = std::chrono::steady_clock;
   auto until = clock::now() + budget;
   while (!ready()) {
     if (clock::now() >= until)
       return false;
+    if (yielding == spin_yield::yes)
+      std::this_thread::yield();
     for (int i = 0; i < 64 && !ready(); ++i)
       cpu_relax();
   }
@@ -66,10 +75,11 @@ bool spin_until(Ready ready, std::chrono::nanoseconds budget) noexcept {
 /// spin_until under `record`'s credit, on a machine where spinning pays:
 /// true when `ready()` became true while spinning.
 template <class Ready>
-bool spin_if_it_pays(spin_record& record, Ready ready, std::chrono::nanoseconds budget) noexcept {
+bool spin_if_it_pays(spin_record& record, Ready ready, std::chrono::nanoseconds budget,
+                     spin_yield yielding = spin_yield::no) noexcept {
   if (!spinning_pays() || !record.should_spin())
     return false;
-  if (spin_until(ready, budget)) {
+  if (spin_until(ready, budget, yielding)) {
     record.caught();
     return true;
   }
