@@ -112,8 +112,8 @@ namespace {
 // recent spins paid off: a client that sends its next request right after
 // the last answer (an in-process loop, a pipelining client, a gRPC client
 // whose round trip takes 150-250 µs on a VM) then costs no wake-up of this
-// thread. The spin yields its core to any runnable thread between checks,
-// so it holds a core only while nothing else wants it.
+// thread. Between its checks the spin offers its core to other runnable
+// threads (sched_yield), so a thread waiting for that core runs first.
 constexpr std::chrono::microseconds idle_spin{300};
 
 } // namespace

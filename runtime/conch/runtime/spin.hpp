@@ -53,9 +53,10 @@ enum class spin_yield { no, yes };
 
 /// Spins until `ready()` or `budget` passed; true when ready. The clock is
 /// read once per 64 pauses, which cost far more than the check. With
-/// spin_yield::yes the thread yields there too, so a spin never holds a core
-/// that a runnable thread wants (the one that would make `ready()` true,
-/// often): it keeps a core awake only while the core has nothing else to do.
+/// spin_yield::yes the thread also yields there (sched_yield), so a thread
+/// runnable on the same core, often the one that would make `ready()` true,
+/// gets it first; the kernel's yield is weak, so this lessens what a spin
+/// takes from others rather than ruling it out.
 template <class Ready>
 bool spin_until(Ready ready, std::chrono::nanoseconds budget,
                 spin_yield yielding = spin_yield::no) noexcept {

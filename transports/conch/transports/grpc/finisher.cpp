@@ -27,19 +27,22 @@ finisher::~finisher() {
 }
 
 void finisher::post(std::function<void()> task) {
+  // Never after the server ended its calls; should it happen, the call is
+  // still finished.
+  if (!try_post(task))
+    task();
+}
+
+bool finisher::try_post(std::function<void()>& task) {
   {
-    std::unique_lock<std::mutex> lock{mutex_};
-    if (closing_) {
-      // Never after the server ended its calls; should it happen, the call
-      // is still finished.
-      lock.unlock();
-      task();
-      return;
-    }
+    std::lock_guard<std::mutex> lock{mutex_};
+    if (closing_)
+      return false;
     queue_.push_back(std::move(task));
     pending_.store(true, std::memory_order_release);
   }
   wake_.notify_one();
+  return true;
 }
 
 void finisher::run() {

@@ -27,6 +27,11 @@ class finisher {
   /// Queues `task`; once destruction has begun, runs it on the caller.
   void post(std::function<void()> task);
 
+  /// Queues `task` and returns true; once destruction has begun, returns
+  /// false and leaves `task` to the caller, who may hold a lock the task
+  /// would take.
+  bool try_post(std::function<void()>& task);
+
  private:
   void run();
 

@@ -1,6 +1,7 @@
 #include "conch/transports/grpc/finisher.hpp"
 
 #include <chrono>
+#include <functional>
 #include <future>
 #include <memory>
 #include <thread>
@@ -46,6 +47,34 @@ TEST(finisher, destruction_runs_what_is_queued_and_lets_go_of_it) {
   }
   EXPECT_EQ(ran, 10);
   EXPECT_EQ(held.use_count(), 1) << "a task's captures outlived the finisher";
+}
+
+TEST(finisher, once_closing_try_post_leaves_the_task_to_the_caller) {
+  auto f = std::make_unique<finisher>();
+  // Alive until its destructor returns, which waits for the first task.
+  finisher* raw = f.get();
+  std::promise<void> release;
+  auto gate = release.get_future().share();
+  bool queued_while_closing = true;
+  bool left_callable = false;
+  raw->post([&, gate] {
+    gate.wait();  // runs while the destructor waits for this thread
+    std::function<void()> late = [] {};
+    queued_while_closing = raw->try_post(late);
+    left_callable = static_cast<bool>(late);
+  });
+  std::thread destroying{[&] { f.reset(); }};
+  // try_post queues until the destructor has begun; then it refuses.
+  for (;;) {
+    std::function<void()> probe = [] {};
+    if (!raw->try_post(probe))
+      break;
+    std::this_thread::yield();
+  }
+  release.set_value();
+  destroying.join();
+  EXPECT_FALSE(queued_while_closing);
+  EXPECT_TRUE(left_callable);
 }
 
 } // namespace

@@ -57,12 +57,17 @@ void stream_call::step_or_hand_off() {
   }
   if (step_posted)
     return;
-  step_posted = true;
-  finishing->post([self = shared_from_this()] {
+  std::function<void()> task = [self = shared_from_this()] {
     std::lock_guard<std::mutex> guard{self->mutex};
     self->step_posted = false;
     self->step();
-  });
+  };
+  // The finisher ending (never while this call is unfinished, as things
+  // stand): step here, with the mutex this thread holds.
+  if (finishing->try_post(task))
+    step_posted = true;
+  else
+    step();
 }
 
 void stream_call::written() {
