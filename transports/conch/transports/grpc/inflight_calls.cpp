@@ -10,6 +10,7 @@ std::optional<uint64_t> inflight_calls::admit() {
     return std::nullopt;
   auto ticket = next_++;
   calls_.emplace(ticket, entry{});
+  count_.store(calls_.size(), std::memory_order_relaxed);
   return ticket;
 }
 
@@ -26,8 +27,7 @@ void inflight_calls::set_stop(uint64_t ticket, std::function<void()> on_stop) {
 }
 
 size_t inflight_calls::in_flight() const {
-  std::lock_guard<std::mutex> guard{mutex_};
-  return calls_.size();
+  return count_.load(std::memory_order_relaxed);
 }
 
 void inflight_calls::release(uint64_t ticket) {
@@ -36,6 +36,7 @@ void inflight_calls::release(uint64_t ticket) {
   if (auto i = calls_.find(ticket); i != calls_.end()) {
     dropped = std::move(i->second);
     calls_.erase(i);
+    count_.store(calls_.size(), std::memory_order_relaxed);
   }
 }
 

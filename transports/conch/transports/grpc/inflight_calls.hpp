@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -24,7 +25,8 @@ class inflight_calls {
   /// Forgets a call that completed.
   void release(uint64_t ticket);
 
-  /// How many calls are in flight (admitted, not released).
+  /// How many calls are in flight (admitted, not released); reads no lock,
+  /// as a model's thread asks it for each response it answers.
   size_t in_flight() const;
 
   /// Remembers what to tell the call of `ticket` when the server begins to
@@ -50,6 +52,7 @@ class inflight_calls {
   bool stopping_ = false;                      // guarded by mutex_
   uint64_t next_ = 0;                          // guarded by mutex_
   std::unordered_map<uint64_t, entry> calls_;  // guarded by mutex_
+  std::atomic<size_t> count_{0};               // calls_.size(), written under mutex_
 };
 
 } // namespace conch::transports::grpc
