@@ -133,6 +133,28 @@ class BackendRequest:
     ) -> None: ...
     def fail(self, message: str, code: str = "internal") -> None: ...
 
+class BlsGateway:
+    """The server's models as one Python model calls them (BLS)."""
+
+    @property
+    def server_id(self) -> int: ...
+    @property
+    def caller(self) -> str: ...
+    def infer(
+        self,
+        model_name: str,
+        model_version: int,
+        inputs: list[tuple],
+        parameters: dict[str, str | int | bool | float],
+        request_id: str | None,
+        flags: int,
+        correlation_id: int | str | None,
+        timeout_us: int,
+        outputs: list[str],
+        decoupled: bool,
+        on_response: Callable[[Response], None] | None = None,
+    ) -> RequestHandle: ...
+
 def from_dlpack(capsule: Any) -> tuple[int, list[int], Buffer]: ...
 def to_dlpack(
     data_ptr: int,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from ._backend.pb_bls import InferenceResponseIterator
 from ._backend.pb_config import ModelConfig, get_input_config_by_name, get_output_config_by_name
 from ._backend.pb_request import InferenceRequest, InferenceResponseSender
 from ._backend.pb_response import InferenceResponse
@@ -19,10 +20,14 @@ from ._backend.pb_types import (
     TRITONSERVER_REQUEST_FLAG_SEQUENCE_START,
     TRITONSERVER_REQUEST_RELEASE_ALL,
     TRITONSERVER_REQUEST_RELEASE_RESCHEDULE,
+    TRITONSERVER_MEMORY_CPU,
+    TRITONSERVER_MEMORY_CPU_PINNED,
+    TRITONSERVER_MEMORY_GPU,
     TRITONSERVER_RESPONSE_COMPLETE_FINAL,
     Logger,
     LogLevel,
     TritonError,
+    PreferredMemory,
     TritonModelException,
     numpy_to_triton_type,
     triton_string_to_numpy,
@@ -34,6 +39,8 @@ __all__ = [
     "InferenceRequest",
     "InferenceResponse",
     "InferenceResponseSender",
+    "InferenceResponseIterator",
+    "PreferredMemory",
     "ModelConfig",
     "TritonError",
     "TritonModelException",
@@ -41,6 +48,9 @@ __all__ = [
     "LogLevel",
     "TRITON_STRING_TO_NUMPY",
     "TRITONSERVER_RESPONSE_COMPLETE_FINAL",
+    "TRITONSERVER_MEMORY_CPU",
+    "TRITONSERVER_MEMORY_CPU_PINNED",
+    "TRITONSERVER_MEMORY_GPU",
     "TRITONSERVER_REQUEST_FLAG_SEQUENCE_START",
     "TRITONSERVER_REQUEST_FLAG_SEQUENCE_END",
     "TRITONSERVER_REQUEST_RELEASE_ALL",
@@ -52,6 +62,7 @@ __all__ = [
     "triton_string_to_numpy",
     "triton_to_numpy_type",
     "numpy_to_triton_type",
+    "using_decoupled_model_transaction_policy",
 ]
 
 
@@ -69,3 +80,10 @@ def get_output_tensor_by_name(inference_response: Any, name: str) -> Optional[Te
         if tensor.name() == name:
             return tensor
     return None
+
+
+def using_decoupled_model_transaction_policy(model_config: Any) -> bool:
+    """Whether the model's configuration (the dict initialize() gets as
+    json.loads(args["model_config"])) makes it decoupled."""
+    policy = (model_config or {}).get("model_transaction_policy") or {}
+    return bool(policy.get("decoupled", False))

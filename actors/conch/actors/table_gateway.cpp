@@ -25,4 +25,9 @@ table_gateway::config_of(const std::string& name, int64_t version) const {
   return (*entry)->config;
 }
 
+bool table_gateway::admitting() const {
+  auto flags = flags_.lock();
+  return flags && flags->accepting.load(std::memory_order_acquire);
+}
+
 } // namespace conch::actors

@@ -22,6 +22,7 @@ class table_gateway final : public runtime::backends::model_gateway {
   void submit(runtime::job_ptr job) override;
   runtime::result<std::shared_ptr<const inference::ModelConfig>>
   config_of(const std::string& name, int64_t version) const override;
+  bool admitting() const override;
 
  private:
   /// The current table; empty once the server is gone.

@@ -22,16 +22,16 @@ class InferenceResponseSender:
         self._native = native
 
     def send(self, response: Optional[InferenceResponse] = None, flags: int = 0) -> None:
-        final = bool(flags & TRITONSERVER_RESPONSE_COMPLETE_FINAL)
-        if self._native.final_sent:
+        if flags not in (0, TRITONSERVER_RESPONSE_COMPLETE_FINAL):
+            raise TritonModelException("Unable to send response. Unsupported flag provided.")
+        final = flags == TRITONSERVER_RESPONSE_COMPLETE_FINAL
+        if response is None and not final:
             raise TritonModelException(
-                "the response sender of this request is closed: its final response was sent"
+                "Inference Response object must be provided when the response flags is set to zero."
             )
+        if self._native.final_sent:
+            raise TritonModelException("Unable to send response. Response sender has been closed.")
         if response is None:
-            if not final:
-                raise TritonModelException(
-                    "send() needs a response unless flags include TRITONSERVER_RESPONSE_COMPLETE_FINAL"
-                )
             self._native.respond([], True)
             return
         if not isinstance(response, InferenceResponse):
@@ -47,22 +47,81 @@ class InferenceResponseSender:
 class InferenceRequest:
     """A request a Python model executes: ``inputs()``, ``parameters()``,
     ``request_id()``, ``correlation_id()``, ``get_response_sender()``,
-    ``is_cancelled()``... Creating one in model code (a BLS request to another
-    model) is accepted, but running it is not supported by Conch yet."""
+    ``is_cancelled()``... Created by model code, it is a BLS request to a
+    model of the same server, sent with ``exec()`` or ``async_exec()``."""
 
-    __slots__ = ("_native", "_inputs", "_bls")
+    __slots__ = (
+        "_native",
+        "_inputs",
+        "_model_name",
+        "_model_version",
+        "_inputs_out",
+        "_requested_outputs",
+        "_request_id",
+        "_correlation_id",
+        "_flags",
+        "_timeout",
+        "_parameters_out",
+        "_preferred_memory",
+        "_trace",
+    )
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        model_name: str,
+        inputs: Optional[list] = None,
+        requested_output_names: Optional[list] = None,
+        request_id: str = "",
+        correlation_id: Any = 0,
+        flags: int = 0,
+        timeout: int = 0,
+        model_version: int = -1,
+        preferred_memory: Any = None,
+        trace: Any = None,
+        parameters: Any = None,
+    ) -> None:
+        if isinstance(model_name, bytes):  # as a BYTES input's as_numpy() gives it
+            model_name = model_name.decode()
+        if not isinstance(model_name, str):
+            raise TritonModelException(f"model_name must be a str, not {type(model_name).__name__}")
+        inputs = list(inputs or [])
+        for t in inputs:
+            if not isinstance(t, Tensor):
+                raise TritonModelException(
+                    f"inputs must hold pb_utils.Tensor objects, not {type(t).__name__}"
+                )
+        names = list(requested_output_names or [])
+        if not all(isinstance(n, str) for n in names):
+            raise TritonModelException("requested_output_names must be a list of str")
+        if not isinstance(correlation_id, (int, str)) or isinstance(correlation_id, bool):
+            raise TritonModelException("correlation_id must be an int or a str")
+        if isinstance(parameters, str):
+            parameters = json.loads(parameters) if parameters else {}
+        parameters = dict(parameters or {})
+        for key, value in parameters.items():
+            if not isinstance(key, str) or not isinstance(value, (str, int, bool)):
+                raise TritonModelException(
+                    "parameters must map str keys to str, int or bool values"
+                )
         self._native = None
-        self._inputs: Optional[list] = None
-        self._bls = (args, kwargs)
+        self._inputs = inputs
+        self._model_name = model_name
+        self._model_version = int(model_version)
+        self._inputs_out = inputs
+        self._requested_outputs = names
+        self._request_id = request_id or ""
+        self._correlation_id = correlation_id
+        self._flags = int(flags)
+        self._timeout = int(timeout)
+        self._parameters_out = parameters
+        self._preferred_memory = preferred_memory
+        self._trace = trace
 
     @classmethod
     def _wrap(cls, native: Any) -> "InferenceRequest":
         self = cls.__new__(cls)
         self._native = native
         self._inputs = None
-        self._bls = None
         return self
 
     # -- what the request carries --------------------------------------------------
@@ -109,11 +168,41 @@ class InferenceRequest:
 
     # -- BLS -------------------------------------------------------------------------
 
-    def exec(self, *args: Any, **kwargs: Any) -> Any:
-        raise TritonModelException("BLS requests (InferenceRequest.exec) are not supported by Conch yet")
+    def exec(self, decoupled: bool = False) -> Any:
+        """Sends this request to its model and waits: the response, or with
+        `decoupled` an iterator of the responses as they come (the last one
+        final, possibly empty). Errors come back as responses whose
+        has_error() is true."""
+        from . import pb_bls
 
-    async def async_exec(self, *args: Any, **kwargs: Any) -> Any:
-        raise TritonModelException("BLS requests (InferenceRequest.async_exec) are not supported by Conch yet")
+        self._bls_only("exec")
+        return pb_bls.run(self, bool(decoupled))
+
+    async def async_exec(self, decoupled: bool = False) -> Any:
+        """As exec(), awaited in an ``async def execute``."""
+        from . import pb_bls
+
+        self._bls_only("async_exec")
+        return await pb_bls.run_async(self, bool(decoupled))
+
+    def set_release_flags(self, flags: int) -> None:
+        from .pb_types import TRITONSERVER_REQUEST_RELEASE_RESCHEDULE
+
+        if flags & TRITONSERVER_REQUEST_RELEASE_RESCHEDULE:
+            raise TritonModelException(
+                "request rescheduling (TRITONSERVER_REQUEST_RELEASE_RESCHEDULE) is not "
+                "supported by Conch"
+            )
+
+    def _bls_only(self, what: str) -> None:
+        if self._native is not None:
+            raise TritonModelException(
+                f"{what}() sends a request that model code created; this one was given to execute()"
+            )
+
+    def _correlation_id_out(self) -> Any:
+        cid = self._correlation_id
+        return None if cid == 0 or cid == "" else cid
 
     def _request(self) -> Any:
         if self._native is None:

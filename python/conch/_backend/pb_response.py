@@ -13,7 +13,7 @@ __all__ = ["InferenceResponse"]
 class InferenceResponse:
     """``InferenceResponse(output_tensors=[...], error=None, parameters=None)``."""
 
-    __slots__ = ("_outputs", "_error", "_parameters")
+    __slots__ = ("_outputs", "_error", "_parameters", "_final")
 
     def __init__(
         self,
@@ -32,6 +32,7 @@ class InferenceResponse:
         self._outputs = outputs
         self._error = error
         self._parameters = _parameters_of(parameters)
+        self._final = True  # a BLS response: whether it was the request's last
 
     def output_tensors(self) -> list:
         return list(self._outputs)

@@ -17,6 +17,10 @@ __all__ = [
     "TRITONSERVER_REQUEST_FLAG_SEQUENCE_END",
     "TRITONSERVER_REQUEST_RELEASE_ALL",
     "TRITONSERVER_REQUEST_RELEASE_RESCHEDULE",
+    "TRITONSERVER_MEMORY_CPU",
+    "TRITONSERVER_MEMORY_CPU_PINNED",
+    "TRITONSERVER_MEMORY_GPU",
+    "PreferredMemory",
     "TRITON_STRING_TO_NUMPY",
     "triton_string_to_numpy",
     "numpy_to_triton_type",
@@ -32,6 +36,9 @@ TRITONSERVER_REQUEST_FLAG_SEQUENCE_START = 1
 TRITONSERVER_REQUEST_FLAG_SEQUENCE_END = 2
 TRITONSERVER_REQUEST_RELEASE_ALL = 1
 TRITONSERVER_REQUEST_RELEASE_RESCHEDULE = 2
+TRITONSERVER_MEMORY_CPU = 0
+TRITONSERVER_MEMORY_CPU_PINNED = 1
+TRITONSERVER_MEMORY_GPU = 2
 
 #: Configuration data type names to numpy types.
 TRITON_STRING_TO_NUMPY = {
@@ -128,6 +135,17 @@ class TritonError(Exception):
 
     def _code_name(self) -> str:
         return self._CODE_NAMES[self._code]
+
+
+class PreferredMemory:
+    """Where a BLS request would like its outputs: ``PreferredMemory(
+    TRITONSERVER_MEMORY_CPU, 0)``. A hint; Conch's models answer in the memory
+    they computed in."""
+
+    def __init__(self, preferred_memory_type: int = TRITONSERVER_MEMORY_CPU,
+                 preferred_device_id: int = 0) -> None:
+        self.preferred_memory_type = int(preferred_memory_type)
+        self.preferred_device_id = int(preferred_device_id)
 
 
 class TritonModelException(Exception):

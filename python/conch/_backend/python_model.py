@@ -10,6 +10,7 @@ modules, and ``import triton_python_backend_utils`` gives Conch's API.
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import itertools
 import os
 import sys
@@ -19,6 +20,8 @@ from types import ModuleType
 from typing import Any, Optional
 
 from . import BackendError, describe
+from .instance_loop import InstanceLoop
+from .pb_bls import calling_model, forget, remember
 from .pb_config import ModelConfig
 from .pb_request import InferenceRequest
 from .pb_response import InferenceResponse
@@ -63,6 +66,7 @@ def _forget(module: ModuleType) -> None:
     unloading a model again and again does not keep every import alive."""
     if sys.modules.get(module.__name__) is module:
         del sys.modules[module.__name__]
+    forget(module.__name__)
 
 
 def _forget_with(owner: object, module: ModuleType) -> weakref.finalize:
@@ -80,17 +84,48 @@ def _model_class(module: ModuleType, path: str) -> type:
 class PythonInstance:
     """One instance: a TritonPythonModel object."""
 
-    def __init__(self, model: Any, name: str, decoupled: bool) -> None:
+    def __init__(self, model: Any, name: str, decoupled: bool, gateway: Any) -> None:
         self._model = model
         self._name = name
         self._decoupled = decoupled
+        self._gateway = gateway
+        self._loop: Optional[InstanceLoop] = None
 
     def execute(self, natives: list) -> None:
         requests = [InferenceRequest._wrap(n) for n in natives]
-        try:
-            responses = self._model.execute(requests)
-        except Exception as e:
-            raise BackendError(f"model '{self._name}' raised in execute(): {describe(e)}") from e
+        with calling_model(self._gateway):
+            try:
+                responses = self._model.execute(requests)
+                if inspect.iscoroutine(responses):
+                    if self._loop is None:
+                        self._loop = InstanceLoop(self._name, self._decoupled)
+                    if self._decoupled:
+                        # Answered through the senders, maybe after other
+                        # requests' coroutines: this thread takes the next batch.
+                        self._loop.start(responses, natives, self._check_coroutine_result)
+                        return
+                    responses = self._loop.run(responses)
+            except Exception as e:
+                raise BackendError(f"model '{self._name}' raised in execute(): {describe(e)}") from e
+        self._answer(natives, responses)
+
+    def _check_coroutine_result(self, natives: list, result: Any, error: Optional[BaseException]) -> None:
+        """After a decoupled model's coroutine: its unanswered requests fail."""
+        if error is not None:
+            why = f"model '{self._name}' raised in execute(): {describe(error)}"
+        elif result is not None:
+            why = (f"model '{self._name}' is decoupled: it answers through the response senders "
+                   "and its execute() must return None")
+        else:
+            return
+        for native in natives:
+            if not native.final_sent:
+                try:
+                    native.fail(why)
+                except Exception:
+                    pass  # answered meanwhile
+
+    def _answer(self, natives: list, responses: Any) -> None:
         if responses is None:
             return  # answered through the response senders
         if self._decoupled:
@@ -120,12 +155,19 @@ class PythonInstance:
                     native.fail(f"model '{self._name}' sent an invalid response: {e}")
 
     def finalize(self) -> None:
+        # The event loop ends first, as in Triton: finalize() runs after the
+        # coroutines it may have to clean up after.
+        if self._loop is not None:
+            self._loop.close()
         fn = getattr(self._model, "finalize", None)
         if fn is not None:
-            try:
-                fn()
-            except Exception as e:
-                raise BackendError(f"finalize() of model '{self._name}' raised: {describe(e)}") from e
+            with calling_model(self._gateway, executing=False):
+                try:
+                    fn()
+                except Exception as e:
+                    raise BackendError(
+                        f"finalize() of model '{self._name}' raised: {describe(e)}"
+                    ) from e
 
 
 class PythonModel:
@@ -138,9 +180,11 @@ class PythonModel:
         if not os.path.isfile(self._path):
             raise BackendError(f"model file '{self._path}' does not exist")
         self._decoupled = bool((config.get("model_transaction_policy") or {}).get("decoupled"))
+        self._gateway = context.get("bls")
         # Imported now so that a broken model.py fails the load even before
         # an instance starts; the first instance uses this module.
         self._first: Optional[ModuleType] = _import(self._path)
+        remember(self._first.__name__, self._gateway)
         try:
             _model_class(self._first, self._path)
         except BaseException:
@@ -154,6 +198,7 @@ class PythonModel:
             self._first_forgotten.detach()  # the instance owns it now
         else:
             module = _import(self._path)
+            remember(module.__name__, self._gateway)
         try:
             model = _model_class(module, self._path)()
         except BaseException:
@@ -172,13 +217,14 @@ class PythonModel:
         initialize = getattr(model, "initialize", None)
         if initialize is not None:
             try:
-                initialize(args)
+                with calling_model(self._gateway, executing=False):
+                    initialize(args)
             except Exception as e:
                 _forget(module)
                 raise BackendError(
                     f"initialize() of model '{ctx['name']}' raised: {describe(e)}"
                 ) from e
-        created = PythonInstance(model, ctx["name"], self._decoupled)
+        created = PythonInstance(model, ctx["name"], self._decoupled, self._gateway)
         _forget_with(created, module)
         return created
 

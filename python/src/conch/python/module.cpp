@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 
 #include "conch/python/backends/backend_request.hpp"
+#include "conch/python/backends/bls_gateway.hpp"
 #include "conch/python/backends/interpreter_backend.hpp"
 #include "conch/python/bindings.hpp"
 #include "conch/python/gil.hpp"
@@ -22,6 +23,7 @@ PYBIND11_MODULE(_conch, m) {
   conch::python::bind_metrics(m);
   conch::python::bind_logging(m);
   conch::python::backends::bind_backend_request(m);
+  conch::python::backends::bind_bls_gateway(m);
   conch::python::backends::register_interpreter_backends();
   m.def(
     "exception_for",

@@ -29,6 +29,11 @@ class model_gateway {
   /// would reach now; the error a request would get when there is none.
   virtual result<std::shared_ptr<const inference::ModelConfig>>
   config_of(const std::string& name, int64_t version) const = 0;
+
+  /// False once the server stopped admitting requests: a backend that calls
+  /// models on its own (BLS) may then only do so for the requests it still
+  /// serves, which the stop drains.
+  virtual bool admitting() const { return true; }
 };
 
 /// What a backend learns about the model version it serves.

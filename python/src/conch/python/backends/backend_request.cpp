@@ -20,6 +20,11 @@ std::vector<std::string> backend_request::requested_output_names() const {
   return asked.empty() ? facts_->outputs : asked;
 }
 
+backend_request::~backend_request() {
+  if (!final_sent_)
+    facts_->open_requests.fetch_sub(1, std::memory_order_relaxed);
+}
+
 bool backend_request::final_sent() const {
   std::lock_guard<std::mutex> guard{mu_};
   return final_sent_;
@@ -32,6 +37,8 @@ bool backend_request::deliver(runtime::inference_response&& r, runtime::failure_
   if (final_sent_)
     return false;
   final_sent_ = r.final || !r.error.is_ok();
+  if (final_sent_)
+    facts_->open_requests.fetch_sub(1, std::memory_order_relaxed);
   if (deferring_ && failure == nullptr) {
     deferred_.push_back(std::move(r));
     return true;

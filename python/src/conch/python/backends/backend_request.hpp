@@ -4,6 +4,7 @@
 // Python sees it (python/conch/_backend/). It reads the request and answers
 // it; the answers go back through the core as any backend's would.
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -22,13 +23,21 @@ struct model_facts {
   bool decoupled = false;
   /// The outputs of the configuration, in order.
   std::vector<std::string> outputs;
+  /// Requests of this version whose final response has not gone out: while
+  /// there are any, the stop drains them and their BLS calls go through.
+  mutable std::atomic<int64_t> open_requests{0};
 };
 
 /// Thread-safe: a decoupled model may answer from threads of its own.
 class backend_request {
  public:
   backend_request(runtime::job_ptr job, std::shared_ptr<const model_facts> facts) noexcept
-    : job_(std::move(job)), facts_(std::move(facts)) {}
+    : job_(std::move(job)), facts_(std::move(facts)) {
+    facts_->open_requests.fetch_add(1, std::memory_order_relaxed);
+  }
+  ~backend_request();
+  backend_request(const backend_request&) = delete;
+  backend_request& operator=(const backend_request&) = delete;
 
   // -- reading ---------------------------------------------------------------
 

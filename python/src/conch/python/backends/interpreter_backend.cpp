@@ -9,6 +9,7 @@
 #include <pybind11/pybind11.h>
 
 #include "conch/python/backends/backend_request.hpp"
+#include "conch/python/backends/bls_gateway.hpp"
 #include "conch/python/gil.hpp"
 #include "conch/runtime/model_config/json.hpp"
 
@@ -230,6 +231,7 @@ runtime::result<std::unique_ptr<rb::backend_model>> load(const std::string& back
   if (!ctx.config)
     return runtime::internal_error("model '" + ctx.name + "': no configuration");
   auto config_json = runtime::model_config::to_json(*ctx.config);
+  auto facts = facts_of(ctx);
   py_ref runner;
   auto outcome = call_python([&] {
     py::dict d;
@@ -240,13 +242,14 @@ runtime::result<std::unique_ptr<rb::backend_model>> load(const std::string& back
     d["repository_path"] = ctx.repository_path.string();
     d["config_json"] = config_json;
     d["config"] = py::module_::import("json").attr("loads")(config_json);
+    d["bls"] = std::make_shared<bls_gateway>(ctx.models, facts);
     auto made = python_half().attr("load_model")(backend, d);
     runner = py_ref::borrow(made.ptr());
   });
   if (!outcome)
     return outcome;
   return std::unique_ptr<rb::backend_model>{
-    std::make_unique<interpreter_model>(std::move(runner), facts_of(ctx))};
+    std::make_unique<interpreter_model>(std::move(runner), std::move(facts))};
 }
 
 status complete(const std::string& backend, inference::ModelConfig& config,

@@ -1,0 +1,217 @@
+"""BLS: the requests a Python model sends to other models of its server
+(``pb_utils.InferenceRequest(...).exec()`` / ``async_exec()``).
+
+A request goes through the server's own request path (``_conch.BlsGateway``:
+the published model table, validation, the direct lane or the scheduler,
+statistics, cancellation). Which server: the one of the model whose
+``execute`` runs on this thread or task; from a thread that model code
+started, the one of the model.py whose code is on that thread's stack.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import sys
+import weakref
+from typing import Any, Callable, Iterator, Optional
+
+from .. import _conch
+from .. import _errors as core_errors
+from .pb_response import InferenceResponse
+from .pb_tensor import Tensor
+from .pb_types import TritonError, TritonModelException
+
+__all__ = ["calling_model", "gateway", "run", "InferenceResponseIterator"]
+
+# How long one wait for a response lasts before Python code runs again, so
+# that an ExecutionAbandoned raised in a stuck model's thread can go off.
+_WAIT_SLICE_S = 0.1
+
+_current: contextvars.ContextVar[Optional[tuple]] = contextvars.ContextVar(
+    "conch_bls_gateway", default=None
+)
+_by_module: dict[str, "weakref.ref[Any]"] = {}
+
+
+class calling_model:
+    """Marks the code in its scope as the model's own, so that its BLS
+    requests go to the model's server; outside execute() (`executing`
+    false: initialize, finalize) they are refused, as Triton refuses them."""
+
+    __slots__ = ("_gateway", "_executing", "_token")
+
+    def __init__(self, gateway: Any, executing: bool = True) -> None:
+        self._gateway = gateway
+        self._executing = executing
+        self._token: Optional[contextvars.Token] = None
+
+    def __enter__(self) -> None:
+        self._token = _current.set((self._gateway, self._executing))
+
+    def __exit__(self, *exc: Any) -> None:
+        assert self._token is not None
+        _current.reset(self._token)
+
+
+def remember(module_name: str, gateway: Any) -> None:
+    """Registers the gateway of the model whose model.py was imported as
+    `module_name` (held weakly)."""
+    if gateway is not None:
+        _by_module[module_name] = weakref.ref(gateway)
+
+
+def forget(module_name: str) -> None:
+    _by_module.pop(module_name, None)
+
+
+def gateway() -> Any:
+    """The gateway BLS requests made here go through: the calling model's,
+    from its own code in execute(); from a thread that model code started,
+    the gateway of the model.py whose code is on the stack."""
+    found = _current.get()
+    if found is not None:
+        gateway, executing = found
+        if not executing:
+            raise TritonModelException("BLS is only supported during the 'execute' function.")
+        if gateway is not None:
+            return gateway
+    frame = sys._getframe(1)
+    while frame is not None:
+        ref = _by_module.get(frame.f_globals.get("__name__", ""))
+        if ref is not None and ref() is not None:
+            return ref()
+        frame = frame.f_back
+    raise TritonModelException(
+        "BLS requests can only be sent by the code of a Python model that a Conch server runs"
+    )
+
+
+# -- responses ---------------------------------------------------------------------
+
+_CODES = (
+    (core_errors.CancelledError, TritonError.CANCELLED),
+    (core_errors.InternalError, TritonError.INTERNAL),
+    (core_errors.NotFoundError, TritonError.NOT_FOUND),
+    (core_errors.InvalidArgumentError, TritonError.INVALID_ARG),
+    (core_errors.UnavailableError, TritonError.UNAVAILABLE),
+    (core_errors.UnsupportedError, TritonError.UNSUPPORTED),
+    (core_errors.AlreadyExistsError, TritonError.ALREADY_EXISTS),
+)
+
+
+def _triton_error(error: BaseException) -> TritonError:
+    for cls, code in _CODES:
+        if isinstance(error, cls):
+            return TritonError(str(error.args[0]) if error.args else str(error), code)
+    return TritonError(str(error), TritonError.UNKNOWN)
+
+
+def _response(native: Any) -> InferenceResponse:
+    """A pb_utils.InferenceResponse of a _conch.Response."""
+    error = native.error
+    if error is not None:
+        response = InferenceResponse(error=_triton_error(error))
+    else:
+        response = InferenceResponse(
+            [Tensor._from_native(item) for item in native.outputs], None, native.parameters or None
+        )
+    response._final = bool(native.final)
+    return response
+
+
+def _failed(error: BaseException) -> InferenceResponse:
+    response = InferenceResponse(error=_triton_error(error))
+    response._final = True
+    return response
+
+
+class InferenceResponseIterator:
+    """The responses of a BLS request sent with ``decoupled=True``, in the
+    order they come; the last one carries the final flag and may be empty.
+    ``cancel()`` cancels the request."""
+
+    def __init__(self, handle: Any, first: Optional[InferenceResponse] = None) -> None:
+        self._handle = handle
+        self._pending: list[InferenceResponse] = [first] if first is not None else []
+        self._done = first is not None and first._final
+
+    def __iter__(self) -> Iterator[InferenceResponse]:
+        return self
+
+    def __next__(self) -> InferenceResponse:
+        if self._pending:
+            return self._pending.pop(0)
+        if self._done or self._handle is None:
+            raise StopIteration
+        response = _response(_wait(self._handle))
+        self._done = response._final
+        return response
+
+    def cancel(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+
+
+def _wait(handle: Any) -> Any:
+    while True:
+        native = handle.get(_WAIT_SLICE_S)
+        if native is not None:
+            return native
+
+
+def _submit(request: Any, decoupled: bool, on_response: Optional[Callable[[Any], None]]) -> Any:
+    inputs = [t._output() if isinstance(t, Tensor) else t for t in request._inputs_out]
+    return gateway().infer(
+        request._model_name,
+        request._model_version,
+        inputs,
+        request._parameters_out,
+        request._request_id or None,
+        request._flags,
+        request._correlation_id_out(),
+        request._timeout,
+        list(request._requested_outputs),
+        decoupled,
+        on_response,
+    )
+
+
+def run(request: Any, decoupled: bool) -> Any:
+    """exec(): the response, or with `decoupled` the iterator of responses."""
+    try:
+        handle = _submit(request, decoupled, None)
+    except core_errors.TritonError as e:
+        failed = _failed(e)
+        return InferenceResponseIterator(None, failed) if decoupled else failed
+    if decoupled:
+        return InferenceResponseIterator(handle)
+    return _response(_wait(handle))
+
+
+async def run_async(request: Any, decoupled: bool) -> Any:
+    """async_exec(): as run, awaited on the running event loop."""
+    loop = asyncio.get_running_loop()
+    arrived: asyncio.Queue = asyncio.Queue()
+
+    def on_response(native: Any) -> None:
+        # On Conch's delivery thread, with the GIL.
+        try:
+            loop.call_soon_threadsafe(arrived.put_nowait, native)
+        except RuntimeError:
+            if not loop.is_closed():
+                raise
+
+    try:
+        _submit(request, decoupled, on_response)
+    except core_errors.TritonError as e:
+        failed = _failed(e)
+        return InferenceResponseIterator(None, failed) if decoupled else failed
+    responses = [_response(await arrived.get())]
+    while not responses[-1]._final:
+        responses.append(_response(await arrived.get()))
+    if not decoupled:
+        return responses[0]
+    iterator = InferenceResponseIterator(None)
+    iterator._pending = responses
+    return iterator

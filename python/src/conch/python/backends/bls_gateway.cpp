@@ -1,0 +1,87 @@
+#include "conch/python/backends/bls_gateway.hpp"
+
+#include <utility>
+
+#include <pybind11/stl.h>
+
+#include "conch/actors/server.hpp"
+#include "conch/python/gil.hpp"
+#include "conch/python/status.hpp"
+
+namespace conch::python::backends {
+
+namespace py = pybind11;
+
+submitted_request bls_gateway::infer(const request_fields& fields,
+                                     const std::vector<std::string>& outputs, bool decoupled,
+                                     py::object on_response) {
+  run_deferred();
+  if (!models_)
+    raise(runtime::errc::unavailable,
+          "model '" + caller_->name + "' runs without a server: it cannot send BLS requests");
+  // A request the stop drains may still call the models it needs; anything
+  // else that calls now is refused as a client's new request would be.
+  if (!models_->admitting() && caller_->open_requests.load(std::memory_order_relaxed) == 0)
+    raise(runtime::errc::unavailable, "Server is stopping: model '" + caller_->name
+                                        + "' cannot send a BLS request");
+  // Triton's texts: a model that cannot take the request "is not ready", and
+  // a decoupled one needs exec(decoupled=True).
+  const auto& name = fields.model_name;
+  auto config = models_->config_of(name, fields.model_version);
+  if (!config)
+    raise(config.error().code(), "Model " + name + " - Error when running inference: Failed for "
+                                   "execute the inference request. Model '" + name
+                                   + "' is not ready.");
+  if (!decoupled && (*config)->model_transaction_policy().decoupled())
+    raise(runtime::errc::invalid_argument,
+          "Model " + name + " - Error when running inference: Model " + name
+            + " is using the decoupled. The current BLS request call doesn't support models "
+              "using the decoupled transaction policy. Please use 'decoupled=True' argument to "
+              "the 'exec' or 'async_exec' calls for decoupled models.'");
+  auto request = build_request(fields);
+  request.requested_outputs = outputs;
+  py_ref callable;
+  if (!on_response.is_none())
+    callable = py_ref::borrow(on_response.ptr());
+  auto queue = std::make_shared<response_queue>(std::move(callable));
+  auto job = std::make_shared<runtime::inference_job>(
+    std::move(request), [queue](runtime::inference_response&& r) { queue->push(std::move(r)); });
+  {
+    // A C++ model with an idle instance may answer on this thread; a Python
+    // model answers on its own worker, which then finds the GIL free.
+    nogil released;
+    models_->submit(job);
+  }
+  queue->set_handle(actors::request_handle{std::move(job)});
+  return submitted_request{std::move(queue)};
+}
+
+void bind_bls_gateway(py::module_& m) {
+  py::class_<bls_gateway, std::shared_ptr<bls_gateway>>(
+    m, "BlsGateway", "The server's models as one Python model calls them (BLS).")
+    .def(
+      "infer",
+      [](bls_gateway& g, std::string model_name, int64_t model_version, py::list inputs,
+         py::dict parameters, py::object request_id, uint32_t flags, py::object correlation_id,
+         uint64_t timeout_us, std::vector<std::string> outputs, bool decoupled,
+         py::object on_response) {
+        request_fields f;
+        f.model_name = std::move(model_name);
+        f.model_version = model_version;
+        f.inputs = std::move(inputs);
+        f.parameters = std::move(parameters);
+        f.request_id = std::move(request_id);
+        f.flags = flags;
+        f.correlation_id = std::move(correlation_id);
+        f.timeout_us = timeout_us;
+        return g.infer(f, outputs, decoupled, std::move(on_response));
+      },
+      py::arg("model_name"), py::arg("model_version"), py::arg("inputs"), py::arg("parameters"),
+      py::arg("request_id"), py::arg("flags"), py::arg("correlation_id"), py::arg("timeout_us"),
+      py::arg("outputs"), py::arg("decoupled"), py::arg("on_response") = py::none(),
+      "Submits a request to a model of this server; returns its RequestHandle.")
+    .def_property_readonly("server_id", &bls_gateway::server_id)
+    .def_property_readonly("caller", &bls_gateway::caller);
+}
+
+} // namespace conch::python::backends

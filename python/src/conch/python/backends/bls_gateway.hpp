@@ -1,0 +1,56 @@
+#pragma once
+
+// _conch.BlsGateway: the requests a Python model sends to the server's models
+// itself (business logic scripting, pb_utils.InferenceRequest.exec). They take
+// the way an ensemble's steps take: resolved against the published model
+// table, validated, run on a model's direct lane or queued at its scheduler,
+// counted in its statistics and cancellable, never a private shortcut.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <pybind11/pybind11.h>
+
+#include "conch/python/backends/backend_request.hpp"
+#include "conch/python/request.hpp"
+#include "conch/runtime/backends/backend.hpp"
+
+namespace conch::python::backends {
+
+/// The server's models as one Python model version calls them. Thread-safe.
+class bls_gateway {
+ public:
+  bls_gateway(std::shared_ptr<runtime::backends::model_gateway> models,
+              std::shared_ptr<const model_facts> caller)
+    : models_(std::move(models)), caller_(std::move(caller)) {}
+
+  /// Submits a request and returns its responses' queue (pull mode without
+  /// `on_response`, push mode with it, as _conch.Server.infer). `outputs`
+  /// names the outputs wanted (all when empty); without `decoupled` a
+  /// decoupled model is refused (its responses need an iterator). Raises at
+  /// once as a request
+  /// from a client would be answered: NotFoundError or UnavailableError for a
+  /// model that cannot take it, InvalidArgumentError for inputs Conch cannot
+  /// take, and UnavailableError once the server stops, unless the calling
+  /// model still has requests of its own to finish (the stop drains those,
+  /// BLS calls included). Requires the GIL; submits without it.
+  submitted_request infer(const request_fields& fields, const std::vector<std::string>& outputs,
+                          bool decoupled, pybind11::object on_response);
+
+  /// Which server the calls go to (equal for the models of one server).
+  uintptr_t server_id() const noexcept { return reinterpret_cast<uintptr_t>(models_.get()); }
+
+  /// The name of the calling model.
+  const std::string& caller() const noexcept { return caller_->name; }
+
+ private:
+  std::shared_ptr<runtime::backends::model_gateway> models_;
+  std::shared_ptr<const model_facts> caller_;
+};
+
+/// Binds _conch.BlsGateway.
+void bind_bls_gateway(pybind11::module_& m);
+
+} // namespace conch::python::backends

@@ -1,0 +1,226 @@
+"""BLS (pb_utils.InferenceRequest.exec / async_exec), async execute and the
+decoupled helpers of the python backend, with the models of
+python/tests/bls_models: in process, over tritonclient HTTP and gRPC, and
+across a stop."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import sys
+import threading
+import types
+from typing import Iterator
+
+import numpy
+import pytest
+import tritonclient.grpc as grpcclient
+import tritonclient.http as httpclient
+from tritonclient.utils import InferenceServerException
+
+import conch
+from conch.frontend import KServeGrpc, KServeHttp
+
+MODELS = pathlib.Path(__file__).resolve().parent / "bls_models"
+A = numpy.array([1, 2, 3, 4], dtype=numpy.float32)
+B = numpy.array([4, 3, 2, 1], dtype=numpy.float32)
+
+
+def start(*models: str) -> conch.Server:
+    return conch.Server(
+        model_repository=str(MODELS),
+        model_control_mode=conch.ModelControlMode.EXPLICIT,
+        startup_models=list(models),
+        exit_timeout=20,
+    ).start(wait_until_ready=True)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[conch.Server]:
+    server = start("add_sub", "mul_div", "bls_sync", "bls_async", "square_int32",
+                   "bls_decoupled_sync", "bls_decoupled_async", "async_rendezvous")
+    yield server
+    server.stop()
+
+
+def name_tensor(name: str) -> numpy.ndarray:
+    return numpy.array([name.encode()], dtype=numpy.object_)
+
+
+def only(responses: conch.ResponseIterator) -> conch.InferenceResponse:
+    out = list(responses)
+    assert len(out) == 1
+    return out[0]
+
+
+def outputs(response: conch.InferenceResponse) -> list:
+    return [numpy.from_dlpack(response.outputs[n]).tolist() for n in ("OUTPUT0", "OUTPUT1")]
+
+
+def executions(server: conch.Server, model: str) -> int:
+    stats = server.model(model).statistics()["model_stats"][0]
+    return stats["inference_count"]
+
+
+# -- exec ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", ["add_sub", "mul_div"])
+def test_exec_runs_the_named_model(server: conch.Server, target: str) -> None:
+    response = only(server.model("bls_sync").infer(
+        inputs={"MODEL_NAME": name_tensor(target), "INPUT0": A, "INPUT1": B}))
+    expected = [A + B, A - B] if target == "add_sub" else [A * B, A / B]
+    assert outputs(response) == [e.tolist() for e in expected]
+
+
+def test_bls_requests_count_in_the_called_models_statistics(server: conch.Server) -> None:
+    before = executions(server, "add_sub")
+    for _ in range(3):
+        only(server.model("bls_sync").infer(
+            inputs={"MODEL_NAME": name_tensor("add_sub"), "INPUT0": A, "INPUT1": B}))
+    assert executions(server, "add_sub") == before + 3
+
+
+def test_an_unknown_model_comes_back_as_an_error_response(server: conch.Server) -> None:
+    with pytest.raises(conch.NotFoundError, match="nowhere"):
+        only(server.model("bls_sync").infer(
+            inputs={"MODEL_NAME": name_tensor("nowhere"), "INPUT0": A, "INPUT1": B}))
+
+
+def test_invalid_bls_inputs_are_the_called_models_error(server: conch.Server) -> None:
+    # square_int32 takes IN: the BLS request's INPUT0 and INPUT1 are refused
+    # by its validation, as a client's would be.
+    with pytest.raises(conch.InvalidArgumentError):
+        only(server.model("bls_sync").infer(
+            inputs={"MODEL_NAME": name_tensor("square_int32"), "INPUT0": A, "INPUT1": B}))
+    # The server goes on.
+    response = only(server.model("bls_sync").infer(
+        inputs={"MODEL_NAME": name_tensor("add_sub"), "INPUT0": A, "INPUT1": B}))
+    assert outputs(response)[0] == (A + B).tolist()
+
+
+def test_concurrent_callers_share_the_called_models_instance(server: conch.Server) -> None:
+    # add_sub has one instance: eight callers at once queue for it, each on
+    # its own thread, and every answer is right.
+    results: list = [None] * 8
+    def call(i: int) -> None:
+        a = A + i
+        r = only(server.model("bls_sync").infer(
+            inputs={"MODEL_NAME": name_tensor("add_sub"), "INPUT0": a, "INPUT1": B}))
+        results[i] = outputs(r)[0] == (a + B).tolist()
+    threads = [threading.Thread(target=call, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert results == [True] * 8
+
+
+# -- async execute and async_exec ----------------------------------------------------
+
+
+def test_async_execute_awaits_two_bls_requests(server: conch.Server) -> None:
+    response = only(server.model("bls_async").infer(inputs={"INPUT0": A, "INPUT1": B}))
+    assert outputs(response) == [((A + B) + (A * B)).tolist(), ((A - B) + (A / B)).tolist()]
+
+
+def test_a_decoupled_async_model_runs_its_requests_side_by_side(server: conch.Server) -> None:
+    model = server.model("async_rendezvous")
+    waiting = model.infer(inputs={"ROLE": name_tensor("wait")})
+    setting = model.infer(inputs={"ROLE": name_tensor("set")})
+    for responses, role in ((setting, b"set"), (waiting, b"wait")):
+        got = [r for r in responses if r.outputs]
+        assert [r.outputs["DONE"].to_bytes_array()[0] for r in got] == [role]
+
+
+# -- decoupled BLS ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("model", ["bls_decoupled_sync", "bls_decoupled_async"])
+def test_exec_decoupled_iterates_every_response(server: conch.Server, model: str) -> None:
+    for n in (0, 1, 4):
+        response = only(server.model(model).infer(
+            inputs={"IN": numpy.array([n], dtype=numpy.int32)}))
+        assert numpy.from_dlpack(response.outputs["SUM"]).tolist() == [n * n]
+        # n responses, then the empty final one.
+        assert numpy.from_dlpack(response.outputs["COUNT"]).tolist() == [n + 1]
+
+
+# -- over the network ------------------------------------------------------------------
+
+
+def test_tritonclient_http_and_grpc(server: conch.Server) -> None:
+    with KServeHttp(server, KServeHttp.Options(port=0, thread_count=2)) as http, \
+            KServeGrpc(server, KServeGrpc.Options(address="127.0.0.1", port=0)) as grpc:
+        for module, port in ((httpclient, http.port), (grpcclient, grpc.port)):
+            client = module.InferenceServerClient(f"127.0.0.1:{port}")
+            inputs = [module.InferInput("MODEL_NAME", [1], "BYTES"),
+                      module.InferInput("INPUT0", [4], "FP32"),
+                      module.InferInput("INPUT1", [4], "FP32")]
+            inputs[0].set_data_from_numpy(name_tensor("add_sub"))
+            inputs[1].set_data_from_numpy(A)
+            inputs[2].set_data_from_numpy(B)
+            result = client.infer("bls_sync", inputs)
+            assert result.as_numpy("OUTPUT0").tolist() == (A + B).tolist()
+            assert result.as_numpy("OUTPUT1").tolist() == (A - B).tolist()
+            inputs[0].set_data_from_numpy(name_tensor("nowhere"))
+            with pytest.raises(InferenceServerException, match="nowhere"):
+                client.infer("bls_sync", inputs)
+            client.close()
+
+
+# -- stopping --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def gate() -> Iterator[types.SimpleNamespace]:
+    """What chain_c and bls_later read: chain_c reports its request and waits
+    for `open`; bls_later records the response of its late BLS request."""
+    g = types.SimpleNamespace(arrived=threading.Event(), open=threading.Event(), later=[])
+    sys.modules["bls_test_gate"] = g  # type: ignore[assignment]
+    yield g
+    g.open.set()
+    del sys.modules["bls_test_gate"]
+
+
+def test_a_stop_drains_a_bls_chain_of_three_models(gate: types.SimpleNamespace) -> None:
+    server = start("chain_a", "chain_b", "chain_c")
+    responses = server.model("chain_a").infer(inputs={"X": numpy.array([5], dtype=numpy.int32)})
+    assert gate.arrived.wait(30)
+    stopping = threading.Thread(target=server.stop)
+    stopping.start()
+    while True:  # the stop has begun once the server is not ready (or gone)
+        try:
+            if not server.ready():
+                break
+        except conch.InvalidArgumentError:
+            break
+    gate.open.set()
+    response = only(responses)
+    assert numpy.from_dlpack(response.outputs["Y"]).tolist() == [8]
+    stopping.join(30)
+    assert not stopping.is_alive()
+
+
+def test_a_bls_request_that_no_request_needs_is_refused_once_the_server_stops(
+    gate: types.SimpleNamespace,
+) -> None:
+    gate.open.set()
+    server = start("bls_later", "chain_c")
+    response = only(server.model("bls_later").infer(inputs={"X": numpy.array([2], numpy.int32)}))
+    assert numpy.from_dlpack(response.outputs["Y"]).tolist() == [2]
+    server.stop()  # bls_later's finalize() sends its BLS request now
+    assert len(gate.later) == 1
+    error = gate.later[0].error()
+    assert error is not None and "stopping" in error.message()
+    import triton_python_backend_utils as pb_utils
+
+    assert error.code() == pb_utils.TritonError.UNAVAILABLE
+
+
+def test_decoupled_policy_helper() -> None:
+    import triton_python_backend_utils as pb_utils
+
+    config = json.loads('{"model_transaction_policy": {"decoupled": true}}')
+    assert pb_utils.using_decoupled_model_transaction_policy(config)
+    assert not pb_utils.using_decoupled_model_transaction_policy({})
