@@ -102,6 +102,7 @@ class MetricKind(IntEnum):
 
     COUNTER = 0
     GAUGE = 1
+    HISTOGRAM = 2
 
 
 class ModelBatchFlag(IntFlag):

@@ -1,4 +1,4 @@
-"""Custom metrics: counter and gauge families of the user's own, exported
+"""Custom metrics: counter, gauge and histogram families of the user's own, exported
 beside Conch's families by server.metrics() and the Metrics frontend.
 
     family = conch.MetricFamily(conch.MetricKind.COUNTER, "app_requests", "Requests seen")
@@ -16,7 +16,7 @@ from ._errors import InvalidArgumentError
 
 
 class MetricFamily(_conch.MetricFamily):
-    """A named counter or gauge family. Names follow Prometheus rules
+    """A named counter, gauge or histogram family. Names follow Prometheus rules
     ([a-zA-Z_:][a-zA-Z0-9_:]*); the prefix "nv_" is reserved. The family
     leaves the exposition when it and all its metrics are gone."""
 
@@ -35,9 +35,15 @@ class MetricFamily(_conch.MetricFamily):
 class Metric(_conch.Metric):
     """One series of a family, at 0 when made. A counter only grows: its
     set_value raises UnsupportedError and a negative increment
-    InvalidArgumentError; a gauge takes both."""
+    InvalidArgumentError; a gauge takes both. A histogram takes `buckets`
+    (strictly increasing upper bounds) and only observe()."""
 
-    def __init__(self, family: MetricFamily, labels: Optional[dict[str, str]] = None) -> None:
+    def __init__(
+        self,
+        family: MetricFamily,
+        labels: Optional[dict[str, str]] = None,
+        buckets: Optional[list[float]] = None,
+    ) -> None:
         if not isinstance(family, _conch.MetricFamily):
             raise InvalidArgumentError(
                 f"family must be a MetricFamily, not {type(family).__name__}")
@@ -46,7 +52,7 @@ class Metric(_conch.Metric):
             isinstance(k, str) and isinstance(v, str) for k, v in labels.items()
         ):
             raise InvalidArgumentError("labels must be a dict of str to str")
-        super().__init__(family, labels)
+        super().__init__(family, labels, [float(b) for b in buckets or []])
 
     @property
     def kind(self) -> MetricKind:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ._backend.pb_bls import InferenceResponseIterator
+from ._backend.pb_metrics import Metric, MetricFamily
 from ._backend.pb_config import ModelConfig, get_input_config_by_name, get_output_config_by_name
 from ._backend.pb_request import InferenceRequest, InferenceResponseSender
 from ._backend.pb_response import InferenceResponse
@@ -41,6 +42,8 @@ __all__ = [
     "InferenceResponseSender",
     "InferenceResponseIterator",
     "PreferredMemory",
+    "MetricFamily",
+    "Metric",
     "ModelConfig",
     "TritonError",
     "TritonModelException",

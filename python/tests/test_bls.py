@@ -224,3 +224,75 @@ def test_decoupled_policy_helper() -> None:
     config = json.loads('{"model_transaction_policy": {"decoupled": true}}')
     assert pb_utils.using_decoupled_model_transaction_policy(config)
     assert not pb_utils.using_decoupled_model_transaction_policy({})
+
+
+# -- pb_utils.MetricFamily -------------------------------------------------------------
+
+
+def test_model_metrics_are_exported_shared_and_removed_on_unload() -> None:
+    server = start("custom_metrics")
+    try:
+        for i in range(6):
+            only(server.model("custom_metrics").infer(inputs={"INPUT0": A * (i + 1), "INPUT1": B}))
+        text = server.metrics()
+        assert "# HELP bls_test_requests Requests executed" in text
+        assert "# TYPE bls_test_requests counter" in text
+        # Three instances made the family: one series, every request counted.
+        assert 'bls_test_requests{model="custom_metrics",version="1"} 6' in text
+        assert "# TYPE bls_test_first_value histogram" in text
+        # First values 1..6: one at or below 1, all six at or below 10.
+        assert 'bls_test_first_value_bucket{model="custom_metrics",version="1",le="1"} 1' in text
+        assert 'bls_test_first_value_bucket{model="custom_metrics",version="1",le="10"} 6' in text
+        assert 'bls_test_first_value_count{model="custom_metrics",version="1"} 6' in text
+        server.unload("custom_metrics")
+        import gc
+
+        gc.collect()
+        assert "bls_test_requests" not in server.metrics()
+    finally:
+        server.stop()
+
+
+def test_metric_operations_follow_tritons_rules() -> None:
+    import triton_python_backend_utils as pb_utils
+
+    counter_family = pb_utils.MetricFamily("bls_test_counter", "c", pb_utils.MetricFamily.COUNTER)
+    counter = counter_family.Metric(labels={"k": "v"})
+    counter.increment(2)
+    # The same name and kind is the same family; equal labels, the same series.
+    again = pb_utils.MetricFamily("bls_test_counter", "other", pb_utils.MetricFamily.COUNTER)
+    assert again.Metric(labels={"k": "v"}).value() == 2
+    with pytest.raises(pb_utils.TritonModelException, match="monotonically"):
+        counter.increment(-1)
+    with pytest.raises(pb_utils.TritonModelException, match="COUNTER does not support Set"):
+        counter.set(1)
+    with pytest.raises(pb_utils.TritonModelException, match="COUNTER does not support Observe"):
+        counter.observe(1)
+    with pytest.raises(pb_utils.TritonModelException):
+        pb_utils.MetricFamily("bls_test_counter", "c", pb_utils.MetricFamily.GAUGE)
+
+    gauges = pb_utils.MetricFamily("bls_test_gauge", "g", pb_utils.MetricFamily.GAUGE)
+    gauge = gauges.Metric()
+    gauge.set(5)
+    gauge.increment(-2)
+    assert gauge.value() == 3
+
+    histograms = pb_utils.MetricFamily("bls_test_hist", "h", pb_utils.MetricFamily.HISTOGRAM)
+    with pytest.raises(pb_utils.TritonModelException, match="Missing required buckets"):
+        histograms.Metric(labels={})
+    with pytest.raises(pb_utils.TritonModelException, match="Buckets must be a list"):
+        histograms.Metric(labels={}, buckets=(1, 2))
+    for bad in ([2.5, 0.1], [1, 1, 2]):
+        with pytest.raises(pb_utils.TritonModelException):
+            histograms.Metric(labels={"b": str(bad)}, buckets=bad)
+    with pytest.raises(pb_utils.TritonModelException, match="Unexpected buckets found"):
+        counter_family.Metric(labels={}, buckets=[1.0])
+    histogram = histograms.Metric(labels={}, buckets=[0.1, 1, 10])
+    histogram.observe(0.5)
+    with pytest.raises(pb_utils.TritonModelException, match="HISTOGRAM does not support Value"):
+        histogram.value()
+
+    # As in Triton, a metric outlives its family object only to be refused.
+    orphan = pb_utils.MetricFamily("bls_test_orphan", "o", pb_utils.MetricFamily.GAUGE).Metric()
+    with pytest.raises(pb_utils.TritonModelException, match="has been deleted"):
+        orphan.set(1)

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "conch/python/bindings.hpp"
 #include "conch/python/status.hpp"
@@ -31,9 +32,10 @@ struct py_metric_family {
 
 py_metric_family make_family(int kind, const std::string& name, const std::string& description) {
   if (kind != static_cast<int>(metric_kind::counter)
-      && kind != static_cast<int>(metric_kind::gauge))
-    raise(runtime::errc::invalid_argument,
-          "metric kind " + std::to_string(kind) + " is not COUNTER (0) or GAUGE (1)");
+      && kind != static_cast<int>(metric_kind::gauge)
+      && kind != static_cast<int>(metric_kind::histogram))
+    raise(runtime::errc::invalid_argument, "metric kind " + std::to_string(kind)
+                                             + " is not COUNTER (0), GAUGE (1) or HISTOGRAM (2)");
   auto family = custom_metric_family::make(custom_metric_family::process_registry(),
                                            static_cast<metric_kind>(kind), name, description);
   throw_if_error(family.error());
@@ -41,8 +43,9 @@ py_metric_family make_family(int kind, const std::string& name, const std::strin
 }
 
 std::unique_ptr<custom_metric> make_metric(const py_metric_family& family,
-                                           const std::map<std::string, std::string>& labels) {
-  auto metric = custom_metric::make(family.family, labels);
+                                           const std::map<std::string, std::string>& labels,
+                                           const std::vector<double>& buckets) {
+  auto metric = custom_metric::make(family.family, labels, buckets);
   throw_if_error(metric.error());
   return std::move(*metric);
 }
@@ -59,7 +62,8 @@ void bind_metrics(py::module_& m) {
     .def_property_readonly("description",
                            [](const py_metric_family& f) { return f.family->description(); });
   py::class_<custom_metric>(m, "Metric")
-    .def(py::init(&make_metric), py::arg("family"), py::arg("labels"))
+    .def(py::init(&make_metric), py::arg("family"), py::arg("labels"),
+         py::arg("buckets") = std::vector<double>{})
     .def_property_readonly("kind",
                            [](const custom_metric& c) { return static_cast<int>(c.kind()); })
     .def_property_readonly("value", &custom_metric::value)
@@ -69,6 +73,9 @@ void bind_metrics(py::module_& m) {
       py::arg("value"))
     .def(
       "set_value", [](custom_metric& c, double v) { throw_if_error(c.set_value(v)); },
+      py::arg("value"))
+    .def(
+      "observe", [](custom_metric& c, double v) { throw_if_error(c.observe(v)); },
       py::arg("value"));
 }
 

@@ -110,3 +110,32 @@ TEST(custom_metric, process_wide_families_appear_in_every_registry) {
   metric = invalid_argument("dropped");
   EXPECT_FALSE(contains(one.serialize(), "app_process"));
 }
+
+TEST(custom_metric, a_histogram_observes_into_its_buckets_and_refuses_the_rest) {
+  metrics_registry registry;
+  auto family = family_in(registry, metric_kind::histogram, "app_latency");
+  EXPECT_EQ(custom_metric::make(family, {}, {1.0, 1.0}).error().code(), errc::invalid_argument);
+  EXPECT_EQ(custom_metric::make(family, {}, {2.0, 1.0}).error().code(), errc::invalid_argument);
+  auto metric = custom_metric::make(family, {{"k", "v"}}, {1.0, 10.0});
+  ASSERT_TRUE(metric) << metric.error().to_string();
+  auto& m = **metric;
+  EXPECT_TRUE(m.observe(0.5).is_ok());
+  EXPECT_TRUE(m.observe(5).is_ok());
+  EXPECT_TRUE(m.observe(50).is_ok());
+  EXPECT_EQ(m.increment(1).code(), errc::unsupported);
+  EXPECT_EQ(m.set_value(1).code(), errc::unsupported);
+  auto text = registry.serialize();
+  EXPECT_TRUE(contains(text, "# TYPE app_latency histogram\n")) << text;
+  EXPECT_TRUE(contains(text, "app_latency_bucket{k=\"v\",le=\"1\"} 1\n")) << text;
+  EXPECT_TRUE(contains(text, "app_latency_bucket{k=\"v\",le=\"10\"} 2\n")) << text;
+  EXPECT_TRUE(contains(text, "app_latency_bucket{k=\"v\",le=\"+Inf\"} 3\n")) << text;
+  EXPECT_TRUE(contains(text, "app_latency_count{k=\"v\"} 3\n")) << text;
+  metric->reset();
+  EXPECT_FALSE(contains(registry.serialize(), "app_latency_count{")) << registry.serialize();
+
+  auto counters = family_in(registry, metric_kind::counter, "app_counted");
+  EXPECT_EQ(custom_metric::make(counters, {}, {1.0}).error().code(), errc::invalid_argument);
+  auto counter = custom_metric::make(counters, {});
+  ASSERT_TRUE(counter);
+  EXPECT_EQ((*counter)->observe(1).code(), errc::unsupported);
+}

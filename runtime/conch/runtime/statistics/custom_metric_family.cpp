@@ -35,8 +35,9 @@ custom_metric_family::make(std::shared_ptr<prometheus::Registry> registry, metri
                            const std::string& name, const std::string& description) {
   if (registry == nullptr)
     return invalid_argument("a metric family needs a registry");
-  if (kind != metric_kind::counter && kind != metric_kind::gauge)
-    return invalid_argument("a metric family is a counter or a gauge");
+  if (kind != metric_kind::counter && kind != metric_kind::gauge
+      && kind != metric_kind::histogram)
+    return invalid_argument("a metric family is a counter, a gauge or a histogram");
   if (name.rfind("nv_", 0) == 0)
     return invalid_argument("metric family name '" + name
                             + "': the prefix 'nv_' is reserved for Conch's own families");
@@ -52,9 +53,12 @@ custom_metric_family::make(std::shared_ptr<prometheus::Registry> registry, metri
     if (kind == metric_kind::counter)
       family->counters_ =
         &prometheus::BuildCounter().Name(name).Help(description).Register(*family->registry_);
-    else
+    else if (kind == metric_kind::gauge)
       family->gauges_ =
         &prometheus::BuildGauge().Name(name).Help(description).Register(*family->registry_);
+    else
+      family->histograms_ =
+        &prometheus::BuildHistogram().Name(name).Help(description).Register(*family->registry_);
   } catch (const std::exception& e) {
     // The destructor gives the name back.
     return invalid_argument("metric family name '" + name + "' is refused: " + e.what());
@@ -74,6 +78,8 @@ custom_metric_family::~custom_metric_family() {
     registry_->Remove(*counters_);
   if (gauges_ != nullptr)
     registry_->Remove(*gauges_);
+  if (histograms_ != nullptr)
+    registry_->Remove(*histograms_);
   std::lock_guard<std::mutex> guard{taken().mutex};
   taken().names.erase(std::make_pair(static_cast<const prometheus::Registry*>(registry_.get()),
                                      name_));
@@ -103,6 +109,20 @@ custom_metric_family::acquire_gauge(const prometheus::Labels& labels) noexcept {
   }
 }
 
+prometheus::Histogram*
+custom_metric_family::acquire_histogram(const prometheus::Labels& labels,
+                                        const std::vector<double>& buckets) noexcept {
+  std::lock_guard<std::mutex> guard{mutex_};
+  try {
+    // Equal labels find the series made first, with its buckets.
+    auto* series = &histograms_->Add(labels, prometheus::Histogram::BucketBoundaries{buckets});
+    ++uses_[labels];
+    return series;
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
 void custom_metric_family::release(const prometheus::Labels& labels) noexcept {
   std::lock_guard<std::mutex> guard{mutex_};
   auto it = uses_.find(labels);
@@ -113,8 +133,10 @@ void custom_metric_family::release(const prometheus::Labels& labels) noexcept {
   try {
     if (counters_ != nullptr)
       counters_->Remove(&counters_->Add(labels));
-    else
+    else if (gauges_ != nullptr)
       gauges_->Remove(&gauges_->Add(labels));
+    else
+      histograms_->Remove(&histograms_->Add(labels, prometheus::Histogram::BucketBoundaries{}));
   } catch (const std::exception&) {
   }
 }

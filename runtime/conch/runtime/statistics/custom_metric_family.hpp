@@ -5,10 +5,12 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
 #include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
 #include <prometheus/labels.h>
 #include <prometheus/registry.h>
 
@@ -17,10 +19,10 @@
 namespace conch::runtime::statistics {
 
 /// The kinds of custom metric (values as TRITONSERVER_MetricKind).
-enum class metric_kind { counter = 0, gauge = 1 };
+enum class metric_kind { counter = 0, gauge = 1, histogram = 2 };
 
 /// A metric family that a user or a backend defines (Triton's
-/// TRITONSERVER_MetricFamily): a counter or gauge family in a Prometheus
+/// TRITONSERVER_MetricFamily): a counter, gauge or histogram family in a Prometheus
 /// registry, removed from it when the last handle goes. Thread-safe.
 class custom_metric_family {
  public:
@@ -59,6 +61,8 @@ class custom_metric_family {
   // prometheus-cpp refuses the labels. Each success pairs with a release().
   prometheus::Counter* acquire_counter(const prometheus::Labels& labels) noexcept;
   prometheus::Gauge* acquire_gauge(const prometheus::Labels& labels) noexcept;
+  prometheus::Histogram* acquire_histogram(const prometheus::Labels& labels,
+                                           const std::vector<double>& buckets) noexcept;
   void release(const prometheus::Labels& labels) noexcept;
 
   std::shared_ptr<prometheus::Registry> registry_;
@@ -67,6 +71,7 @@ class custom_metric_family {
   std::string description_;
   prometheus::Family<prometheus::Counter>* counters_ = nullptr;
   prometheus::Family<prometheus::Gauge>* gauges_ = nullptr;
+  prometheus::Family<prometheus::Histogram>* histograms_ = nullptr;
   std::mutex mutex_;
   // Metrics with equal labels share one series; the last one removes it.
   std::map<prometheus::Labels, std::size_t> uses_;
