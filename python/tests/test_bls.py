@@ -38,7 +38,7 @@ def start(*models: str) -> conch.Server:
 @pytest.fixture(scope="module")
 def server() -> Iterator[conch.Server]:
     server = start("add_sub", "mul_div", "bls_sync", "bls_async", "square_int32",
-                   "bls_decoupled_sync", "bls_decoupled_async", "async_rendezvous")
+                   "bls_decoupled_sync", "bls_decoupled_async", "async_rendezvous", "forgetful")
     yield server
     server.stop()
 
@@ -144,6 +144,16 @@ def test_exec_decoupled_iterates_every_response(server: conch.Server, model: str
         assert numpy.from_dlpack(response.outputs["SUM"]).tolist() == [n * n]
         # n responses, then the empty final one.
         assert numpy.from_dlpack(response.outputs["COUNT"]).tolist() == [n + 1]
+
+
+def test_a_request_the_model_lets_go_of_unfinished_fails(server: conch.Server) -> None:
+    # forgetful sends one response and drops its sender: the request ends
+    # with an error instead of waiting for ever (a BLS caller would too).
+    responses = server.model("forgetful").infer(inputs={"IN": numpy.array([3], numpy.int32)},
+                                                raise_on_error=False)
+    got = list(responses)
+    assert numpy.from_dlpack(got[0].outputs["OUT"]).tolist() == [3]
+    assert got[-1].final and "without sending its final response" in str(got[-1].error)
 
 
 # -- over the network ------------------------------------------------------------------

@@ -64,10 +64,11 @@ class InstanceLoop:
             then(natives, None if error is not None else task.result(), error)
 
         def begin() -> None:
-            task = self._loop.create_task(coroutine, context=context)
+            # Runs in `context`, which the task copies.
+            task = self._loop.create_task(coroutine)
             task.add_done_callback(done)
 
-        self._loop.call_soon_threadsafe(begin)
+        self._loop.call_soon_threadsafe(begin, context=context)
 
     def close(self) -> None:
         """Ends the loop once its coroutines are done (up to a few seconds)."""
@@ -79,6 +80,12 @@ class InstanceLoop:
             pending = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
             if pending:
                 await asyncio.wait(pending, timeout=_CLOSE_WAIT_S)
+            # What is left is cancelled: its requests fail (see start()).
+            left = [t for t in pending if not t.done()]
+            for task in left:
+                task.cancel()
+            if left:
+                await asyncio.wait(left, timeout=_CLOSE_WAIT_S)
             self._loop.stop()
 
         try:

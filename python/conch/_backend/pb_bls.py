@@ -132,7 +132,7 @@ class InferenceResponseIterator:
     ``cancel()`` cancels the request."""
 
     def __init__(self, handle: Any, first: Optional[InferenceResponse] = None) -> None:
-        self._handle = handle
+        self._handle = handle if first is None or not first._final else None
         self._pending: list[InferenceResponse] = [first] if first is not None else []
         self._done = first is not None and first._final
 
@@ -190,28 +190,21 @@ def run(request: Any, decoupled: bool) -> Any:
 
 
 async def run_async(request: Any, decoupled: bool) -> Any:
-    """async_exec(): as run, awaited on the running event loop."""
-    loop = asyncio.get_running_loop()
-    arrived: asyncio.Queue = asyncio.Queue()
-
-    def on_response(native: Any) -> None:
-        # On Conch's delivery thread, with the GIL.
-        try:
-            loop.call_soon_threadsafe(arrived.put_nowait, native)
-        except RuntimeError:
-            if not loop.is_closed():
-                raise
-
+    """async_exec(): as run, the waits for the first response (the only one,
+    without `decoupled`) done by the running loop's executor; the iterator
+    of a decoupled request waits for the rest on the thread that iterates,
+    as Triton's does. Cancelling the awaiting task cancels the request."""
     try:
-        _submit(request, decoupled, on_response)
+        handle = _submit(request, decoupled, None)
     except core_errors.TritonError as e:
         failed = _failed(e)
         return InferenceResponseIterator(None, failed) if decoupled else failed
-    responses = [_response(await arrived.get())]
-    while not responses[-1]._final:
-        responses.append(_response(await arrived.get()))
+    loop = asyncio.get_running_loop()
+    try:
+        first = _response(await loop.run_in_executor(None, _wait, handle))
+    except asyncio.CancelledError:
+        handle.cancel()
+        raise
     if not decoupled:
-        return responses[0]
-    iterator = InferenceResponseIterator(None)
-    iterator._pending = responses
-    return iterator
+        return first
+    return InferenceResponseIterator(handle, first)

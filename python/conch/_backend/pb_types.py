@@ -18,7 +18,6 @@ __all__ = [
     "TRITONSERVER_REQUEST_RELEASE_ALL",
     "TRITONSERVER_REQUEST_RELEASE_RESCHEDULE",
     "TRITONSERVER_MEMORY_CPU",
-    "TRITONSERVER_MEMORY_CPU_PINNED",
     "TRITONSERVER_MEMORY_GPU",
     "PreferredMemory",
     "TRITON_STRING_TO_NUMPY",
@@ -36,9 +35,10 @@ TRITONSERVER_REQUEST_FLAG_SEQUENCE_START = 1
 TRITONSERVER_REQUEST_FLAG_SEQUENCE_END = 2
 TRITONSERVER_REQUEST_RELEASE_ALL = 1
 TRITONSERVER_REQUEST_RELEASE_RESCHEDULE = 2
-TRITONSERVER_MEMORY_CPU = 0
-TRITONSERVER_MEMORY_CPU_PINNED = 1
-TRITONSERVER_MEMORY_GPU = 2
+# The python backend's own values (its PreferredMemory enum), not the C API's.
+TRITONSERVER_MEMORY_GPU = 0
+TRITONSERVER_MEMORY_CPU = 1
+_MEMORY_DEFAULT = 2
 
 #: Configuration data type names to numpy types.
 TRITON_STRING_TO_NUMPY = {
@@ -142,7 +142,7 @@ class PreferredMemory:
     TRITONSERVER_MEMORY_CPU, 0)``. A hint; Conch's models answer in the memory
     they computed in."""
 
-    def __init__(self, preferred_memory_type: int = TRITONSERVER_MEMORY_CPU,
+    def __init__(self, preferred_memory_type: int = _MEMORY_DEFAULT,
                  preferred_device_id: int = 0) -> None:
         self.preferred_memory_type = int(preferred_memory_type)
         self.preferred_device_id = int(preferred_device_id)

@@ -12,6 +12,7 @@
 #include "conch/python/request.hpp"
 #include "conch/python/status.hpp"
 #include "conch/python/tensor_tuples.hpp"
+#include "conch/runtime/thread_role.hpp"
 
 namespace conch::python {
 
@@ -31,7 +32,10 @@ py::object error_of(const inference_response& r) {
 constexpr std::chrono::milliseconds wait_slice{100};
 
 py::object next_response(submitted_request& s, std::optional<double> timeout) {
-  run_deferred();
+  // Not on a model's worker, which waits here for its BLS requests (gil.hpp,
+  // rule 3).
+  if (!runtime::this_thread_runs_models)
+    run_deferred();
   using clock = std::chrono::steady_clock;
   auto deadline = clock::time_point::max();
   if (timeout && std::isfinite(*timeout))

@@ -21,8 +21,19 @@ std::vector<std::string> backend_request::requested_output_names() const {
 }
 
 backend_request::~backend_request() {
-  if (!final_sent_)
-    facts_->open_requests.fetch_sub(1, std::memory_order_relaxed);
+  if (final_sent_)
+    return;
+  // A model let go of a request it never finished (a decoupled model that
+  // dropped its sender): it fails now, rather than when the job goes, which
+  // may be never while whoever waits for it holds it (a BLS caller's queue).
+  facts_->open_requests.fetch_sub(1, std::memory_order_relaxed);
+  runtime::inference_response r;
+  r.final = true;
+  r.error = runtime::internal_error("model '" + facts_->name + "' let go of request '"
+                                    + request().id + "' without sending its final response");
+  for (auto& d : deferred_)
+    job_->respond(std::move(d));
+  job_->fail(std::move(r.error), runtime::failure_kind::backend);
 }
 
 bool backend_request::final_sent() const {

@@ -7,6 +7,7 @@
 #include "conch/actors/server.hpp"
 #include "conch/python/gil.hpp"
 #include "conch/python/status.hpp"
+#include "conch/runtime/thread_role.hpp"
 
 namespace conch::python::backends {
 
@@ -15,7 +16,10 @@ namespace py = pybind11;
 submitted_request bls_gateway::infer(const request_fields& fields,
                                      const std::vector<std::string>& outputs, bool decoupled,
                                      py::object on_response) {
-  run_deferred();
+  // A model's worker lets deferred releases be (gil.hpp, rule 3): they could
+  // run finalizers that wait for this very thread.
+  if (!runtime::this_thread_runs_models)
+    run_deferred();
   if (!models_)
     raise(runtime::errc::unavailable,
           "model '" + caller_->name + "' runs without a server: it cannot send BLS requests");
