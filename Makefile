@@ -116,6 +116,7 @@ bench: build python
 	.venv/bin/python bench/python/memory_at_rest.py
 	.venv/bin/python bench/python/http_bench.py
 	.venv/bin/python bench/python/http_models_bench.py
+	.venv/bin/python bench/python/bls_bench.py
 	.venv/bin/python bench/python/grpc_bench.py --build-dir $(BUILD)
 
 # Conch beside Triton (the nvidia-pytriton wheel's tritonserver), KServe and

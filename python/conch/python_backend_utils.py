@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ._backend.pb_bls import InferenceResponseIterator
+from ._backend.pb_bls import InferenceResponseIterator, is_model_ready, load_model, unload_model
 from ._backend.pb_metrics import Metric, MetricFamily
 from ._backend.pb_config import ModelConfig, get_input_config_by_name, get_output_config_by_name
 from ._backend.pb_request import InferenceRequest, InferenceResponseSender
@@ -64,6 +64,9 @@ __all__ = [
     "triton_to_numpy_type",
     "numpy_to_triton_type",
     "using_decoupled_model_transaction_policy",
+    "load_model",
+    "unload_model",
+    "is_model_ready",
 ]
 
 

@@ -306,3 +306,25 @@ def test_metric_operations_follow_tritons_rules() -> None:
     orphan = pb_utils.MetricFamily("bls_test_orphan", "o", pb_utils.MetricFamily.GAUGE).Metric()
     with pytest.raises(pb_utils.TritonModelException, match="has been deleted"):
         orphan.set(1)
+
+
+# -- the model loading API -------------------------------------------------------------
+
+
+def test_a_model_loads_and_unloads_another() -> None:
+    server = start("loader")
+
+    def run(action: str, name: str) -> str:
+        response = only(server.model("loader").infer(
+            inputs={"ACTION": name_tensor(action), "NAME": name_tensor(name)}))
+        return response.outputs["RESULT"].to_bytes_array()[0].decode()
+
+    try:
+        assert run("ready", "add_sub") == "not ready"
+        assert run("load", "add_sub") == "ready"
+        assert server.model("add_sub").ready()
+        assert run("unload", "add_sub") == "not ready"
+        assert not server.model("add_sub").ready()
+        assert "Failed to load model 'nowhere'" in run("load", "nowhere")
+    finally:
+        server.stop()

@@ -17,16 +17,30 @@ import pytest
 from conftest import write_model
 
 STUCK_MODEL = """
-import os, time
+import asyncio, os, time
+import numpy
+import triton_python_backend_utils as pb_utils
 
 class TritonPythonModel:
-    def execute(self, requests):
+    {kind}def execute(self, requests):
         with open(os.environ["CONCH_TEST_ENTERED"], "a") as f:
             f.write("entered\\n")
-        # Never returns: a deadlock, a hung device call.
+        # Never returns: a deadlock, a hung device call, an await or a BLS
+        # request that never ends.
         while True:
             {wait}
 """
+
+# How the model waits: (async execute?, the loop's body).
+WAITS = {
+    "sleeping": ("", "time.sleep(0.01)"),
+    "spinning": ("", "pass"),
+    "awaiting": ("async ", "await asyncio.Event().wait()"),
+    # A BLS request to another instance of the same model, which never
+    # answers either.
+    "calling": ("", "pb_utils.InferenceRequest(model_name='stuck', requested_output_names=[], "
+                    "inputs=[pb_utils.Tensor('INPUT0', numpy.ones(4, numpy.float32))]).exec()"),
+}
 
 STUCK_CONFIG = """
     backend: "python"
@@ -127,12 +141,13 @@ print("done")
 """
 
 
-@pytest.mark.parametrize("wait", ["time.sleep(0.01)", "pass"], ids=["sleeping", "spinning"])
+@pytest.mark.parametrize("wait", list(WAITS))
 def test_a_model_that_never_returns_does_not_hold_stop_or_exit(
     tmp_path: pathlib.Path, wait: str
 ) -> None:
     model = write_model(tmp_path / "models", "stuck", STUCK_CONFIG)
-    (model / "1" / "model.py").write_text(STUCK_MODEL.format(wait=wait))
+    kind, body = WAITS[wait]
+    (model / "1" / "model.py").write_text(STUCK_MODEL.format(kind=kind, wait=body))
     entered = tmp_path / "entered"
     done = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(SCRIPT), str(tmp_path / "models")],

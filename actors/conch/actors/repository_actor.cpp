@@ -26,7 +26,7 @@ repository_actor::repository_actor(caf::actor_config& cfg, server_options option
     options_(std::move(options)),
     metrics_(std::move(metrics)),
     flags_(std::move(flags)),
-    gateway_(std::make_shared<table_gateway>(flags_)),
+    gateway_(std::make_shared<table_gateway>(flags_, caf::weak_actor_ptr{ctrl()})),
     pool_(std::move(adapter_pool)),
     allow_detached_(allow_detached),
     table_(std::make_shared<model_table>()) {

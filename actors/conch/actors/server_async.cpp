@@ -14,34 +14,6 @@ namespace conch::actors {
 
 using runtime::status;
 
-namespace {
-
-status not_running(const caf::error& err) {
-  return runtime::unavailable("server is not running: " + to_string(err));
-}
-
-// Sends (xs...) to `dest` from a fresh actor and passes the answer, or an
-// UNAVAILABLE status for a repository that is gone, to `done`. The actor
-// has no behavior of its own, so it ends once the answer is handled.
-template <class Answer, class Callback, class... Ts>
-void ask_async(caf::actor_system& sys, const caf::actor& dest, Callback done, Ts... xs) {
-  auto shared = std::make_shared<Callback>(std::move(done));
-  if (!dest) {
-    (*shared)(runtime::unavailable("server is not running"));
-    return;
-  }
-  // Spawning notes the actor system on the calling thread for CAF's logger;
-  // forget it again, as the blocking methods do.
-  caller_thread_guard guard;
-  sys.spawn([dest, shared, xs...](caf::event_based_actor* self) {
-    self->request(dest, caf::infinite, xs...)
-      .then([shared](Answer& answer) { (*shared)(std::move(answer)); },
-            [shared](caf::error& err) { (*shared)(not_running(err)); });
-  });
-}
-
-} // namespace
-
 void server::repository_index_async(bool ready_only, index_callback done) const {
   auto to_entries = [done = std::move(done)](auto answer) {
     using answer_type = decltype(answer);

@@ -12,23 +12,13 @@
 #include "conch/actors/inprocess_frontend.hpp"
 #include "conch/actors/model_table.hpp"
 #include "conch/actors/server.hpp"
+#include "conch/actors/ask_async.hpp"
 #include "conch/actors/server_flags.hpp"
 #include "conch/runtime/statistics/connection_metrics.hpp"
 #include "conch/runtime/statistics/metrics_registry.hpp"
 #include "conch/transports/shm/region_registry.hpp"
 
 namespace conch::actors {
-
-/// Declared before a scoped_actor in every blocking public method: when the
-/// method returns, it makes CAF's logger forget the actor system on the
-/// calling thread. CAF 0.17 otherwise keeps a thread-local reference there,
-/// and destroying the actor system from another thread would wait for ever.
-struct caller_thread_guard {
-  caller_thread_guard() = default;
-  caller_thread_guard(const caller_thread_guard&) = delete;
-  caller_thread_guard& operator=(const caller_thread_guard&) = delete;
-  ~caller_thread_guard() { caf::logger::set_current_actor_system(nullptr); }
-};
 
 /// The state a server handle shares: the actor tree's entry points and the
 /// objects the request path reads without asking an actor.

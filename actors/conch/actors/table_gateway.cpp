@@ -1,7 +1,10 @@
 #include "conch/actors/table_gateway.hpp"
 
 #include "conch/actors/adapter.hpp"
+#include "conch/actors/ask_async.hpp"
 #include "conch/actors/inline_submit.hpp"
+#include "conch/actors/messages.hpp"
+#include "conch/actors/repository_messages.hpp"
 
 namespace conch::actors {
 
@@ -28,6 +31,26 @@ table_gateway::config_of(const std::string& name, int64_t version) const {
 bool table_gateway::admitting() const {
   auto flags = flags_.lock();
   return flags && flags->accepting.load(std::memory_order_acquire);
+}
+
+void table_gateway::load(const std::string& name, std::optional<std::string> config_json,
+                         std::vector<std::pair<std::string, std::string>> files,
+                         status_callback done) {
+  auto repository = caf::actor_cast<caf::actor>(repository_);
+  if (!repository)
+    return done(runtime::unavailable("server is stopping"));
+  auto params = std::make_shared<const load_parameters>(
+    load_parameters{std::move(config_json), std::move(files)});
+  ask_async<runtime::status>(repository->home_system(), repository, std::move(done), load_atom_v,
+                             name, params);
+}
+
+void table_gateway::unload(const std::string& name, bool dependents, status_callback done) {
+  auto repository = caf::actor_cast<caf::actor>(repository_);
+  if (!repository)
+    return done(runtime::unavailable("server is stopping"));
+  ask_async<runtime::status>(repository->home_system(), repository, std::move(done),
+                             unload_atom_v, name, dependents);
 }
 
 } // namespace conch::actors

@@ -18,11 +18,14 @@ import contextvars
 import threading
 from typing import Any, Callable, Coroutine, Optional
 
+from . import ExecutionAbandoned
+
 __all__ = ["InstanceLoop"]
 
 # How long closing waits for the loop's thread, past which it is left as a
 # daemon thread: a coroutine that never ends must not hold an unload.
 _CLOSE_WAIT_S = 5.0
+_TICK_S = 0.1
 
 
 class InstanceLoop:
@@ -41,9 +44,40 @@ class InstanceLoop:
         self._loop.run_forever()
 
     def run(self, coroutine: Coroutine) -> Any:
-        """Runs `coroutine` on this thread until it returns."""
+        """Runs `coroutine` on this thread until it returns. The loop wakes
+        every tenth of a second meanwhile, so that an ExecutionAbandoned
+        raised in this thread (past the exit timeout) goes off even while
+        the coroutine awaits something that never comes."""
         assert self._thread is None
-        return self._loop.run_until_complete(coroutine)
+        ticking: list = []
+        abandoned: list = []
+
+        def tick() -> None:
+            ticking[:] = [self._loop.call_later(_TICK_S, tick)]
+
+        def on_error(loop: asyncio.AbstractEventLoop, context: dict) -> None:
+            # asyncio reports what a callback raised, BaseExceptions too: an
+            # ExecutionAbandoned that went off in one ends the run.
+            if isinstance(context.get("exception"), ExecutionAbandoned):
+                abandoned.append(context["exception"])
+                loop.stop()
+            else:
+                loop.default_exception_handler(context)
+
+        self._loop.set_exception_handler(on_error)
+        tick()
+        try:
+            result = self._loop.run_until_complete(coroutine)
+        except RuntimeError:
+            if abandoned:
+                raise abandoned[0] from None
+            raise
+        finally:
+            for handle in ticking:
+                handle.cancel()
+        if abandoned:
+            raise abandoned[0]
+        return result
 
     def start(
         self,

@@ -35,19 +35,20 @@ _by_module: dict[str, "weakref.ref[Any]"] = {}
 
 
 class calling_model:
-    """Marks the code in its scope as the model's own, so that its BLS
-    requests go to the model's server; outside execute() (`executing`
-    false: initialize, finalize) they are refused, as Triton refuses them."""
+    """Marks the code in its scope as the model's own, in one of its phases
+    ("initialize", "execute", "finalize"), so that its requests go to the
+    model's server: BLS from execute() only, model loading from initialize()
+    and execute(), as Triton allows them."""
 
-    __slots__ = ("_gateway", "_executing", "_token")
+    __slots__ = ("_gateway", "_phase", "_token")
 
-    def __init__(self, gateway: Any, executing: bool = True) -> None:
+    def __init__(self, gateway: Any, phase: str = "execute") -> None:
         self._gateway = gateway
-        self._executing = executing
+        self._phase = phase
         self._token: Optional[contextvars.Token] = None
 
     def __enter__(self) -> None:
-        self._token = _current.set((self._gateway, self._executing))
+        self._token = _current.set((self._gateway, self._phase))
 
     def __exit__(self, *exc: Any) -> None:
         assert self._token is not None
@@ -65,15 +66,20 @@ def forget(module_name: str) -> None:
     _by_module.pop(module_name, None)
 
 
-def gateway() -> Any:
-    """The gateway BLS requests made here go through: the calling model's,
-    from its own code in execute(); from a thread that model code started,
-    the gateway of the model.py whose code is on the stack."""
+def gateway(loading: bool = False) -> Any:
+    """The gateway the requests made here go through (BLS, or with
+    `loading` the model loading API): the calling model's, from its own code;
+    from a thread that model code started, the gateway of the model.py whose
+    code is on the stack."""
     found = _current.get()
     if found is not None:
-        gateway, executing = found
-        if not executing:
+        gateway, phase = found
+        if not loading and phase != "execute":
             raise TritonModelException("BLS is only supported during the 'execute' function.")
+        if loading and phase == "finalize":
+            raise TritonModelException(
+                "The model loading API is not supported in the 'finalize' function."
+            )
         if gateway is not None:
             return gateway
     frame = sys._getframe(1)
@@ -208,3 +214,38 @@ async def run_async(request: Any, decoupled: bool) -> Any:
     if not decoupled:
         return first
     return InferenceResponseIterator(handle, first)
+
+
+# -- the model loading API ---------------------------------------------------------------
+
+
+def load_model(model_name: str, config: str = "", files: Optional[dict] = None) -> None:
+    """pb_utils.load_model: loads (or reloads) a model of this server, as a
+    load request would (EXPLICIT mode), and waits until it is READY."""
+    entries = []
+    for key, value in (files or {}).items():
+        if not isinstance(key, str) or not isinstance(value, (bytes, bytearray, memoryview)):
+            raise TritonModelException("files must map 'file:<version>/<path>' str keys to bytes")
+        entries.append((key, bytes(value)))
+    try:
+        gateway(loading=True).load(model_name, config or "", entries)
+    except core_errors.TritonError as e:
+        raise TritonModelException(f"Failed to load model '{model_name}': {e}") from None
+
+
+def unload_model(model_name: str, unload_dependents: bool = False) -> None:
+    """pb_utils.unload_model: unloads a model of this server and waits for
+    the outcome (Triton returns once the unload began), except when a model
+    unloads itself, which would wait for its own execute() to end."""
+    g = gateway(loading=True)
+    try:
+        g.unload(model_name, bool(unload_dependents), model_name != g.caller)
+    except core_errors.TritonError as e:
+        raise TritonModelException(f"Failed to unload model '{model_name}': {e}") from None
+
+
+def is_model_ready(model_name: str, model_version: str = "") -> bool:
+    """pb_utils.is_model_ready: whether the version ("" for any) would take a
+    request now."""
+    version = -1 if model_version in ("", None) else int(model_version)
+    return bool(gateway(loading=True).ready(model_name, version))

@@ -161,7 +161,7 @@ class PythonInstance:
             self._loop.close()
         fn = getattr(self._model, "finalize", None)
         if fn is not None:
-            with calling_model(self._gateway, executing=False):
+            with calling_model(self._gateway, "finalize"):
                 try:
                     fn()
                 except Exception as e:
@@ -217,7 +217,7 @@ class PythonModel:
         initialize = getattr(model, "initialize", None)
         if initialize is not None:
             try:
-                with calling_model(self._gateway, executing=False):
+                with calling_model(self._gateway, "initialize"):
                     initialize(args)
             except Exception as e:
                 _forget(module)

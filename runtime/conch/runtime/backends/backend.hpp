@@ -2,8 +2,11 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "conch/runtime/inference_job.hpp"
@@ -34,6 +37,25 @@ class model_gateway {
   /// models on its own (BLS) may then only do so for the requests it still
   /// serves, which the stop drains.
   virtual bool admitting() const { return true; }
+
+  /// Receives the outcome of a repository operation.
+  using status_callback = std::function<void(status)>;
+
+  /// Loads (or reloads) `name` as a load request would, with an optional
+  /// JSON configuration and files (path in the model's directory, bytes);
+  /// `done` hears when it is READY or failed, on a thread of the server's.
+  /// UNSUPPORTED where no repository can be reached.
+  virtual void load(const std::string& /*name*/, std::optional<std::string> /*config_json*/,
+                    std::vector<std::pair<std::string, std::string>> /*files*/,
+                    status_callback done) {
+    done(unsupported("loading models is not supported here"));
+  }
+
+  /// Unloads `name` (and, with `dependents`, what only it needed) as an
+  /// unload request would; `done` hears when it is unloaded.
+  virtual void unload(const std::string& /*name*/, bool /*dependents*/, status_callback done) {
+    done(unsupported("unloading models is not supported here"));
+  }
 };
 
 /// What a backend learns about the model version it serves.

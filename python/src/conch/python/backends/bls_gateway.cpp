@@ -1,5 +1,6 @@
 #include "conch/python/backends/bls_gateway.hpp"
 
+#include <future>
 #include <utility>
 
 #include <pybind11/stl.h>
@@ -60,6 +61,45 @@ submitted_request bls_gateway::infer(const request_fields& fields,
   return submitted_request{std::move(queue)};
 }
 
+namespace {
+
+/// Runs `start(done)` and waits for `done`'s status with the GIL released.
+template <class Start>
+runtime::status wait_for(Start&& start) {
+  auto promise = std::make_shared<std::promise<runtime::status>>();
+  auto outcome = promise->get_future();
+  nogil released;
+  start([promise](runtime::status st) { promise->set_value(std::move(st)); });
+  return outcome.get();
+}
+
+} // namespace
+
+void bls_gateway::load(const std::string& name, const std::string& config_json,
+                       const std::vector<std::pair<std::string, std::string>>& files) {
+  if (!models_)
+    raise(runtime::errc::unavailable, "model '" + caller_->name + "' runs without a server");
+  std::optional<std::string> config;
+  if (!config_json.empty())
+    config = config_json;
+  throw_if_error(wait_for([&](auto done) { models_->load(name, config, files, std::move(done)); }));
+}
+
+void bls_gateway::unload(const std::string& name, bool unload_dependents, bool wait) {
+  if (!models_)
+    raise(runtime::errc::unavailable, "model '" + caller_->name + "' runs without a server");
+  if (!wait) {
+    models_->unload(name, unload_dependents, [](const runtime::status&) {});
+    return;
+  }
+  throw_if_error(
+    wait_for([&](auto done) { models_->unload(name, unload_dependents, std::move(done)); }));
+}
+
+bool bls_gateway::ready(const std::string& name, int64_t version) const {
+  return models_ && static_cast<bool>(models_->config_of(name, version));
+}
+
 void bind_bls_gateway(py::module_& m) {
   py::class_<bls_gateway, std::shared_ptr<bls_gateway>>(
     m, "BlsGateway", "The server's models as one Python model calls them (BLS).")
@@ -84,6 +124,11 @@ void bind_bls_gateway(py::module_& m) {
       py::arg("request_id"), py::arg("flags"), py::arg("correlation_id"), py::arg("timeout_us"),
       py::arg("outputs"), py::arg("decoupled"), py::arg("on_response") = py::none(),
       "Submits a request to a model of this server; returns its RequestHandle.")
+    .def("load", &bls_gateway::load, py::arg("name"), py::arg("config_json"), py::arg("files"),
+         "Loads a model and waits (GIL released); raises its failure.")
+    .def("unload", &bls_gateway::unload, py::arg("name"), py::arg("unload_dependents"),
+         py::arg("wait"), "Unloads a model; waits for the outcome when `wait`.")
+    .def("ready", &bls_gateway::ready, py::arg("name"), py::arg("version"))
     .def_property_readonly("server_id", &bls_gateway::server_id)
     .def_property_readonly("caller", &bls_gateway::caller);
 }

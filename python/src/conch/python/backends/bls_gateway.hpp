@@ -39,6 +39,19 @@ class bls_gateway {
   submitted_request infer(const request_fields& fields, const std::vector<std::string>& outputs,
                           bool decoupled, pybind11::object on_response);
 
+  /// Loads `name` as a load request would (optional JSON configuration and
+  /// files, path to bytes) and waits with the GIL released; raises the
+  /// failure. pb_utils.load_model.
+  void load(const std::string& name, const std::string& config_json,
+            const std::vector<std::pair<std::string, std::string>>& files);
+
+  /// Unloads `name`; waits for the outcome and raises it unless `wait` is
+  /// false (a model unloading itself would wait for its own execute()).
+  void unload(const std::string& name, bool unload_dependents, bool wait);
+
+  /// Whether `name` (version -1: any) would take a request now.
+  bool ready(const std::string& name, int64_t version) const;
+
   /// Which server the calls go to (equal for the models of one server).
   uintptr_t server_id() const noexcept { return reinterpret_cast<uintptr_t>(models_.get()); }
 
