@@ -38,7 +38,8 @@ def start(*models: str) -> conch.Server:
 @pytest.fixture(scope="module")
 def server() -> Iterator[conch.Server]:
     server = start("add_sub", "mul_div", "bls_sync", "bls_async", "square_int32",
-                   "bls_decoupled_sync", "bls_decoupled_async", "async_rendezvous", "forgetful")
+                   "bls_decoupled_sync", "bls_decoupled_async", "async_rendezvous", "forgetful", "echo_fp32",
+                   "zero_copy")
     yield server
     server.stop()
 
@@ -97,6 +98,12 @@ def test_invalid_bls_inputs_are_the_called_models_error(server: conch.Server) ->
     response = only(server.model("bls_sync").infer(
         inputs={"MODEL_NAME": name_tensor("add_sub"), "INPUT0": A, "INPUT1": B}))
     assert outputs(response)[0] == (A + B).tolist()
+
+
+def test_bls_tensors_pass_without_a_copy(server: conch.Server) -> None:
+    x = numpy.arange(1024, dtype=numpy.float32)
+    response = only(server.model("zero_copy").infer(inputs={"X": x}))
+    assert numpy.from_dlpack(response.outputs["SAME"]).tolist() == [True]
 
 
 def test_concurrent_callers_share_the_called_models_instance(server: conch.Server) -> None:
