@@ -181,9 +181,39 @@ def test_tritonclient_http_and_grpc(server: conch.Server) -> None:
             assert result.as_numpy("OUTPUT0").tolist() == (A + B).tolist()
             assert result.as_numpy("OUTPUT1").tolist() == (A - B).tolist()
             inputs[0].set_data_from_numpy(name_tensor("nowhere"))
-            with pytest.raises(InferenceServerException, match="nowhere"):
+            with pytest.raises(InferenceServerException, match="nowhere") as error:
                 client.infer("bls_sync", inputs)
+            # The model answered with the BLS response's error, NOT_FOUND:
+            # HTTP 404, gRPC NOT_FOUND, as Triton maps the code.
+            assert error.value.status() in ("404", "StatusCode.NOT_FOUND")
             client.close()
+
+
+def test_decoupled_square_over_a_grpc_stream(server: conch.Server) -> None:
+    # What upstream's square client checks: per request id, IN responses of
+    # OUT == IN, in any order across ids, and nothing at all for IN = 0
+    # (no empty final response unless the request asks for it).
+    import queue
+
+    with KServeGrpc(server, KServeGrpc.Options(address="127.0.0.1", port=0)) as grpc:
+        client = grpcclient.InferenceServerClient(f"127.0.0.1:{grpc.port}")
+        results: queue.Queue = queue.Queue()
+        client.start_stream(callback=lambda result, error: results.put((result, error)))
+        values = [4, 2, 0, 1]
+        for i, n in enumerate(values):
+            tensor = grpcclient.InferInput("IN", [1], "INT32")
+            tensor.set_data_from_numpy(numpy.array([n], dtype=numpy.int32))
+            client.async_stream_infer("square_int32", [tensor], request_id=str(i),
+                                      outputs=[grpcclient.InferRequestedOutput("OUT")])
+        got: dict = {}
+        for _ in range(sum(values)):
+            result, error = results.get(timeout=30)
+            assert error is None, error
+            got.setdefault(result.get_response().id, []).append(int(result.as_numpy("OUT")[0]))
+        client.stop_stream()
+        assert results.empty()
+        client.close()
+    assert got == {"0": [4] * 4, "1": [2] * 2, "3": [1]}
 
 
 # -- stopping --------------------------------------------------------------------------
