@@ -365,3 +365,33 @@ def test_a_model_loads_and_unloads_another() -> None:
         assert "Failed to load model 'nowhere'" in run("load", "nowhere")
     finally:
         server.stop()
+
+
+# -- request rescheduling (iterative sequences) ----------------------------------------
+
+
+def test_iterative_requests_are_rescheduled_until_done() -> None:
+    server = start("iterative_count", "iterative_stream", "reschedule_plain")
+    try:
+        model = server.model("iterative_count")
+        # Six requests at once, needing 1 to 6 runs: each is answered after
+        # exactly its runs, and requests at different runs share batches.
+        pending = [model.infer(inputs={"N": numpy.array([[n]], numpy.int32)}, request_id=f"r{n}")
+                   for n in range(1, 7)]
+        batches = []
+        for n, responses in zip(range(1, 7), pending):
+            response = only(responses)
+            assert numpy.from_dlpack(response.outputs["RUNS"]).tolist() == [[n]]
+            batches.append(numpy.from_dlpack(response.outputs["MAX_BATCH"]).tolist()[0][0])
+        assert max(batches) > 1
+        steps = [numpy.from_dlpack(r.outputs["STEP"]).tolist()[0]
+                 for r in server.model("iterative_stream").infer(
+                     inputs={"N": numpy.array([4], numpy.int32)}, request_id="s")]
+        assert steps == [1, 2, 3, 4]
+        # A model without iterative sequences cannot reschedule: the request
+        # fails with Triton's text, and the model goes on serving.
+        with pytest.raises(conch.InternalError,
+                           match="Request is released with TRITONSERVER_REQUEST_RELEASE_RESCHEDULE"):
+            only(server.model("reschedule_plain").infer(inputs={"N": numpy.array([2], numpy.int32)}))
+    finally:
+        server.stop()

@@ -53,7 +53,8 @@ bool execute_batch(const instance_runner& runner, runtime::backends::batch& jobs
     const auto& t = job->times();
     input_end = std::max(input_end, t.input_end);
     output_start = std::max(output_start, t.output_start);
-    if (!runner.decoupled && !job->completed())
+    // A job its backend rescheduled runs again; its scheduler queues it.
+    if (!runner.decoupled && !job->completed() && !job->reschedule_requested())
       job->fail(runtime::internal_error("model instance '" + name
                                         + "' returned without answering a request"));
   }

@@ -257,15 +257,36 @@ void model_scheduler::requeue(runtime::backends::batch& jobs, const std::string&
   }
 }
 
+std::vector<const runtime::inference_job*>
+model_scheduler::reschedule(const runtime::backends::batch& jobs) {
+  std::vector<const runtime::inference_job*> queued;
+  for (const auto& job : jobs) {
+    if (!job->take_reschedule() || job->completed())
+      continue;
+    // Also while draining: the request is not finished, and the drain waits
+    // for it as for anything queued.
+    if (auto st = queue_->reschedule(job, now()); !st) {
+      job->fail(std::move(st), failure_kind::backend);
+      continue;
+    }
+    spec_.stats->on_enqueue();
+    queued.push_back(job.get());
+  }
+  return queued;
+}
+
 void model_scheduler::on_done(size_t index, const caf::strong_actor_ptr& sender) {
   if (index >= slots_.size())
     return;
   auto& slot = slots_[index];
   if (!slot.handle || !sender || slot.handle.address() != sender->address())
     return;
+  auto queued_again = reschedule(*slot.running);
   if (decoupled_)
     for (auto& job : *slot.running)
-      if (!job->completed())
+      if (!job->completed()
+          && std::find(queued_again.begin(), queued_again.end(), job.get())
+               == queued_again.end())
         outstanding_.push_back(job);
   queue_->batch_done(index, now());
   // The batch handed on runs now.

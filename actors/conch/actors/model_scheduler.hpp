@@ -109,6 +109,10 @@ class model_scheduler : public caf::event_based_actor {
   /// Puts back, in order and at the head of the queue, the jobs of a batch
   /// an instance was handed but never ran.
   void requeue(runtime::backends::batch& jobs, const std::string& instance);
+  /// Queues again the jobs of a finished batch whose backend rescheduled
+  /// them (iterative sequences); fails those the queue does not take.
+  /// Returns the jobs queued again.
+  std::vector<const runtime::inference_job*> reschedule(const runtime::backends::batch& jobs);
   void on_done(size_t index, const caf::strong_actor_ptr& sender);
   void expire_and_cancel(uint64_t now);
   void arm_timer(uint64_t wake_at);

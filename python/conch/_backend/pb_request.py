@@ -186,13 +186,14 @@ class InferenceRequest:
         return await pb_bls.run_async(self, bool(decoupled))
 
     def set_release_flags(self, flags: int) -> None:
-        from .pb_types import TRITONSERVER_REQUEST_RELEASE_RESCHEDULE
-
-        if flags & TRITONSERVER_REQUEST_RELEASE_RESCHEDULE:
-            raise TritonModelException(
-                "request rescheduling (TRITONSERVER_REQUEST_RELEASE_RESCHEDULE) is not "
-                "supported by Conch"
-            )
+        """With TRITONSERVER_REQUEST_RELEASE_RESCHEDULE, the request runs
+        again in a later batch (a model with iterative sequences): a model
+        that is not decoupled then puts None at its place in execute()'s
+        list; a decoupled one may have sent responses that were not final."""
+        try:
+            self._request().set_release_flags(int(flags))
+        except Exception as e:
+            raise TritonModelException(str(e)) from None
 
     def _bls_only(self, what: str) -> None:
         if self._native is not None:

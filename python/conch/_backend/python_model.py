@@ -142,6 +142,13 @@ class PythonInstance:
         for native, response in zip(natives, responses):
             if native.final_sent:
                 continue
+            if native.rescheduled:
+                if response is not None:
+                    native.fail(
+                        "Expected a None object in the execute function return list for "
+                        f"reschduled request, found type '{type(response).__name__}'."
+                    )
+                continue
             if not isinstance(response, InferenceResponse):
                 native.fail(
                     f"execute() of model '{self._name}' returned a {type(response).__name__} "

@@ -165,6 +165,24 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
   /// once, by the backend that runs the job; later calls are ignored.
   void set_work_listener(std::shared_ptr<cancel_listener> l) noexcept;
 
+  // -- rescheduling (iterative sequences) --------------------------------------
+
+  /// Asks the scheduler to run the job again in a later batch instead of
+  /// taking it as finished when its batch ends (Triton's
+  /// TRITONSERVER_REQUEST_RELEASE_RESCHEDULE). Called by the backend while
+  /// it runs the job.
+  void request_reschedule() noexcept { reschedule_.store(true, std::memory_order_release); }
+
+  /// Whether the backend asked for that.
+  bool reschedule_requested() const noexcept {
+    return reschedule_.load(std::memory_order_acquire);
+  }
+
+  /// Whether the backend asked for that, clearing the request.
+  bool take_reschedule() noexcept {
+    return reschedule_.exchange(false, std::memory_order_acq_rel);
+  }
+
   // -- hooks -----------------------------------------------------------------
 
   /// Observers set by the frontend and by the model before the job moves on.
@@ -222,6 +240,7 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
   uint64_t sequence_ = 0;
   uint32_t responses_ = 0;
   std::atomic<bool> cancelled_{false};
+  std::atomic<bool> reschedule_{false};
   std::atomic<bool> completed_{false};
   bool routed_final_ = false;
   failure_kind failure_ = failure_kind::backend;

@@ -47,6 +47,13 @@ class job_queue {
   /// ran (its instance crashed before it came up).
   virtual status return_to_front(job_ptr job, uint64_t now_ns) = 0;
 
+  /// Queues again a job whose backend asked to run it in a later batch (an
+  /// iterative sequence's request); only a queue of such sequences takes it.
+  virtual status reschedule(job_ptr /*job*/, uint64_t /*now_ns*/) {
+    return unsupported("Request is released with TRITONSERVER_REQUEST_RELEASE_RESCHEDULE, "
+                       "which needs sequence_batching with iterative_sequence");
+  }
+
   /// The next batch for instance `instance`, which is idle.
   virtual decision next(uint64_t now_ns, size_t instance) = 0;
 

@@ -157,14 +157,12 @@ result<sequence_config> sequence_config::from(const inference::ModelConfig& conf
                                               const std::filesystem::path& model_path,
                                               size_t instances) {
   const auto& b = config.sequence_batching();
-  if (b.iterative_sequence())
-    return unsupported("sequence_batching.iterative_sequence of model '" + config.name()
-                       + "' is not supported by Conch");
   if (b.state_size() > 0 && config.model_transaction_policy().decoupled())
     return unsupported("implicit state (sequence_batching.state) of decoupled model '"
                        + config.name() + "' is not supported by Conch");
   sequence_config out;
   out.model = config.name();
+  out.iterative = b.iterative_sequence();
   out.max_batch_size = config.max_batch_size();
   out.instances = std::max<size_t>(1, instances);
   const auto per = static_cast<size_t>(std::max(1, config.max_batch_size()));

@@ -57,6 +57,9 @@ struct sequence_config {
   std::string model;
   /// The oldest strategy (else direct).
   bool oldest = false;
+  /// sequence_batching.iterative_sequence: each request is a sequence of its
+  /// own, which its backend may have run again (rescheduled) until done.
+  bool iterative = false;
   int32_t max_batch_size = 0;
   /// Model instances: direct keeps slots_per_instance for each.
   size_t instances = 1;

@@ -222,15 +222,20 @@ status sequence_queue::enqueue(job_ptr job, uint64_t now_ns) {
     return invalid_argument("inference request to model '" + model
                             + "' must specify batch-size 1 due to requirements of sequence "
                               "batcher");
+  if (config_.iterative) {
+    // A sequence of its own, which the scheduler's flags start and end.
+    job->request().flags |= request_sequence_start | request_sequence_end;
+  }
   const auto& id = request.correlation_id;
-  if (!names_sequence(id))
+  if (!config_.iterative && !names_sequence(id))
     return invalid_argument("inference request to model '" + model
                             + "' must specify a non-zero or non-empty correlation ID");
-  CONCH_RUNTIME_RETURN_IF_ERROR(config_.check_id(id));
+  if (names_sequence(id))
+    CONCH_RUNTIME_RETURN_IF_ERROR(config_.check_id(id));
   bool start = has_flag(request, request_sequence_start);
   bool end = has_flag(request, request_sequence_end);
   sequence_ptr seq;
-  auto it = by_id_.find(id);
+  auto it = config_.iterative ? by_id_.end() : by_id_.find(id);
   if (it == by_id_.end()) {
     if (!start)
       return invalid_argument("inference request for sequence " + correlation_id_text(id)
@@ -284,6 +289,14 @@ status sequence_queue::return_to_front(job_ptr job, uint64_t now_ns) {
   seq->jobs.push_front({std::move(job), now_ns, 0});
   ++size_;
   return status::ok();
+}
+
+status sequence_queue::reschedule(job_ptr job, uint64_t now_ns) {
+  if (!config_.iterative)
+    return job_queue::reschedule(std::move(job), now_ns);
+  // Its next run continues the sequence: no START control this time.
+  job->request().flags &= ~request_sequence_start;
+  return return_to_front(std::move(job), now_ns);
 }
 
 // -- batches --------------------------------------------------------------------------

@@ -34,6 +34,12 @@ namespace conch::runtime::batching {
 /// idle for max_sequence_idle_microseconds, or when one of its requests is
 /// cancelled (the rest are answered CANCELLED too). Sequences in the backlog
 /// are not reaped; a backlog request's timeout ends its whole sequence.
+///
+/// With iterative_sequence each request is a sequence of its own, started
+/// and ended by itself (no correlation id or flags needed): it takes a slot
+/// while it runs, and a request its backend reschedules runs again, without
+/// the START control, in a later batch, taking a slot again (or waiting in
+/// the backlog for one), until its backend finishes it.
 class sequence_queue final : public job_queue {
  public:
   explicit sequence_queue(sequence_config config);
@@ -41,6 +47,7 @@ class sequence_queue final : public job_queue {
 
   status enqueue(job_ptr job, uint64_t now_ns) override;
   status return_to_front(job_ptr job, uint64_t now_ns) override;
+  status reschedule(job_ptr job, uint64_t now_ns) override;
   decision next(uint64_t now_ns, size_t instance) override;
   void batch_done(size_t instance, uint64_t now_ns) override;
   std::vector<job_ptr> instance_down(size_t instance) override;

@@ -422,9 +422,6 @@ TEST(sequence_queue, during_a_drain_a_sequence_frees_its_slot_when_its_request_r
 TEST(sequence_queue, what_conch_does_not_support_is_refused_at_load) {
   inference::ModelConfig c;
   ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"(
-    name: "it" max_batch_size: 1 sequence_batching { iterative_sequence: true })", &c));
-  EXPECT_EQ(sequence_config::from(c, {}, 1).error().code(), errc::unsupported);
-  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"(
     name: "dec" max_batch_size: 1 model_transaction_policy { decoupled: true }
     sequence_batching {
       state [ { input_name: "S" output_name: "T" data_type: TYPE_INT32 dims: [ 1 ] } ]
@@ -440,4 +437,35 @@ TEST(sequence_queue, what_conch_does_not_support_is_refused_at_load) {
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().message(), "In order to 'use_growable_memory', you must also enable "
                                   "'use_single_buffer' for state input name 'S'.");
+}
+
+TEST(sequence_queue, an_iterative_request_is_its_own_sequence_and_runs_until_done) {
+  sequence_queue q{config_of(2, "iterative_sequence: true oldest { max_candidate_sequences: 2 }")};
+  // No correlation id and no flags needed.
+  ASSERT_TRUE(q.enqueue(make_job("a", {}, 0), t0));
+  ASSERT_TRUE(q.enqueue(make_job("b", {}, 0), t0));
+  auto first = q.next(t0, 0).jobs;
+  ASSERT_EQ(ids(first), (names{"a", "b"}));
+  EXPECT_EQ(controls_of(*first[0]).start, 1);
+  // a goes on, b is done.
+  ASSERT_TRUE(q.reschedule(first[0], t0));
+  q.batch_done(0, t0);
+  ASSERT_TRUE(q.enqueue(make_job("c", {}, 0), t0));
+  auto second = q.next(t0, 0).jobs;
+  ASSERT_EQ(ids(second), (names{"a", "c"}));
+  EXPECT_EQ(controls_of(*second[0]).start, 0);  // a continues
+  EXPECT_EQ(controls_of(*second[1]).start, 1);  // c begins
+  q.batch_done(0, t0);
+  EXPECT_EQ(q.size(), 0u);
+  EXPECT_EQ(q.active(), 0u);
+}
+
+TEST(sequence_queue, without_iterative_sequences_a_reschedule_is_refused) {
+  sequence_queue q{config_of(1)};
+  ASSERT_TRUE(q.enqueue(make_job("a", uint64_t{7}, start | end), t0));
+  auto jobs = q.next(t0, 0).jobs;
+  ASSERT_EQ(jobs.size(), 1u);
+  auto st = q.reschedule(jobs[0], t0);
+  EXPECT_EQ(st.code(), errc::unsupported);
+  EXPECT_NE(st.message().find("TRITONSERVER_REQUEST_RELEASE_RESCHEDULE"), std::string::npos);
 }

@@ -23,6 +23,12 @@ std::vector<std::string> backend_request::requested_output_names() const {
 backend_request::~backend_request() {
   if (final_sent_)
     return;
+  if (rescheduled_) {
+    // Not finished: its scheduler runs it again, with a request object of
+    // its own.
+    facts_->open_requests.fetch_sub(1, std::memory_order_relaxed);
+    return;
+  }
   // A model let go of a request it never finished (a decoupled model that
   // dropped its sender): it fails now, rather than when the job goes, which
   // may be never while whoever waits for it holds it (a BLS caller's queue).
@@ -34,6 +40,23 @@ backend_request::~backend_request() {
   for (auto& d : deferred_)
     job_->respond(std::move(d));
   job_->fail(std::move(r.error), runtime::failure_kind::backend);
+}
+
+void backend_request::set_release_flags(uint32_t flags) {
+  constexpr uint32_t release_reschedule = 2;
+  if ((flags & release_reschedule) == 0)
+    return;
+  if (!facts_->iterative)
+    raise(errc::unsupported,
+          "Request is released with TRITONSERVER_REQUEST_RELEASE_RESCHEDULE, but model '"
+            + facts_->name + "' does not reschedule requests: its configuration needs "
+            "sequence_batching { iterative_sequence: true }");
+  std::lock_guard<std::mutex> guard{mu_};
+  if (final_sent_)
+    raise(errc::unsupported, "request '" + request().id
+                               + "' cannot be rescheduled: its final response was sent");
+  rescheduled_ = true;
+  job_->request_reschedule();
 }
 
 bool backend_request::final_sent() const {
@@ -166,6 +189,8 @@ void bind_backend_request(py::module_& m) {
          "per input.")
     .def("requested_output_names", &br::requested_output_names)
     .def("is_cancelled", &br::is_cancelled)
+    .def("set_release_flags", &br::set_release_flags, py::arg("flags"))
+    .def_property_readonly("rescheduled", &br::rescheduled)
     .def("respond", &br::respond, py::arg("outputs"), py::arg("final") = true,
          py::arg("parameters") = py::none(),
          "Sends a response; outputs are tensor tuples as conch._tensor.native_input "

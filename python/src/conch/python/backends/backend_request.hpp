@@ -21,6 +21,8 @@ struct model_facts {
   std::string name;
   int64_t version = 0;
   bool decoupled = false;
+  /// sequence_batching.iterative_sequence: requests may be rescheduled.
+  bool iterative = false;
   /// The outputs of the configuration, in order.
   std::vector<std::string> outputs;
   /// Requests of this version whose final response has not gone out: while
@@ -67,6 +69,13 @@ class backend_request {
 
   bool final_sent() const;
 
+  /// Triton's release flags: with TRITONSERVER_REQUEST_RELEASE_RESCHEDULE
+  /// (2) the request runs again in a later batch instead of being finished
+  /// by this one; only a model with iterative sequences takes that
+  /// (UnsupportedError otherwise, with Triton's text).
+  void set_release_flags(uint32_t flags);
+  bool rescheduled() const noexcept { return rescheduled_; }
+
   /// While deferring, responses are kept instead of delivered; `flush`
   /// delivers them. A backend's own thread defers while it holds the GIL,
   /// so that the client, woken by the response, finds the GIL free.
@@ -81,6 +90,7 @@ class backend_request {
   std::shared_ptr<const model_facts> facts_;
   mutable std::mutex mu_;
   bool final_sent_ = false;
+  bool rescheduled_ = false;
   bool deferring_ = false;
   std::vector<runtime::inference_response> deferred_;
 };

@@ -160,8 +160,10 @@ class interpreter_instance final : public rb::backend_instance {
     if (facts_->decoupled)
       return;
     for (auto& r : requests)
-      r->fail_unless_answered("model '" + facts_->name + "' sent no final response for request '"
-                              + r->request().id + "'");
+      if (!r->rescheduled())
+        r->fail_unless_answered("model '" + facts_->name
+                                + "' sent no final response for request '" + r->request().id
+                                + "'");
   }
 
   // An execute() that outlived the exit timeout gets ExecutionAbandoned
@@ -221,6 +223,7 @@ std::shared_ptr<const model_facts> facts_of(const rb::model_context& ctx) {
   facts->name = ctx.name;
   facts->version = ctx.version;
   facts->decoupled = ctx.config->model_transaction_policy().decoupled();
+  facts->iterative = ctx.config->sequence_batching().iterative_sequence();
   for (const auto& out : ctx.config->output())
     facts->outputs.push_back(out.name());
   return facts;
