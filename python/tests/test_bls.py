@@ -9,6 +9,7 @@ import json
 import pathlib
 import sys
 import threading
+import time
 import types
 from typing import Iterator
 
@@ -360,9 +361,14 @@ def test_a_model_loads_and_unloads_another() -> None:
         assert run("ready", "add_sub") == "not ready"
         assert run("load", "add_sub") == "ready"
         assert server.model("add_sub").ready()
-        assert run("unload", "add_sub") == "not ready"
+        assert run("unload", "add_sub") == "unloading"
+        deadline = time.monotonic() + 30
+        while server.model("add_sub").ready() and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert not server.model("add_sub").ready()
+        assert run("ready", "add_sub") == "not ready"
         assert "Failed to load model 'nowhere'" in run("load", "nowhere")
+        assert "cannot load itself" in run("load", "loader")
     finally:
         server.stop()
 

@@ -263,6 +263,17 @@ model_scheduler::reschedule(const runtime::backends::batch& jobs) {
   for (const auto& job : jobs) {
     if (!job->take_reschedule() || job->completed())
       continue;
+    // Cancelled while it ran (its cancel found nothing queued), or given up
+    // on at the exit timeout: it ends here rather than run again.
+    if (job->is_cancelled()) {
+      job->fail(runtime::cancelled("request cancelled"), failure_kind::cancelled);
+      continue;
+    }
+    if (aborted_) {
+      job->fail(runtime::unavailable("Exit timeout expired: request abandoned"),
+                failure_kind::other);
+      continue;
+    }
     // Also while draining: the request is not finished, and the drain waits
     // for it as for anything queued.
     if (auto st = queue_->reschedule(job, now()); !st) {

@@ -234,14 +234,10 @@ def load_model(model_name: str, config: str = "", files: Optional[dict] = None) 
 
 
 def unload_model(model_name: str, unload_dependents: bool = False) -> None:
-    """pb_utils.unload_model: unloads a model of this server and waits for
-    the outcome (Triton returns once the unload began), except when a model
-    unloads itself, which would wait for its own execute() to end."""
-    g = gateway(loading=True)
-    try:
-        g.unload(model_name, bool(unload_dependents), model_name != g.caller)
-    except core_errors.TritonError as e:
-        raise TritonModelException(f"Failed to unload model '{model_name}': {e}") from None
+    """pb_utils.unload_model: begins unloading a model of this server and
+    returns, as Triton's does (waiting could wait for the caller itself); a
+    failure is logged."""
+    gateway(loading=True).unload(model_name, bool(unload_dependents))
 
 
 def is_model_ready(model_name: str, model_version: str = "") -> bool:

@@ -136,7 +136,12 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
 
   /// Sets the tap that sees every response from now on (null: none). Set by
   /// the job's owner before it hands the job to an instance.
-  void set_tap(std::shared_ptr<response_tap> tap) noexcept { tap_ = std::move(tap); }
+  void set_tap(std::shared_ptr<response_tap> tap) noexcept {
+    // Under the answering lock: a rescheduled job's old tap goes while a
+    // decoupled model's thread may still answer it.
+    std::lock_guard<std::mutex> guard{answer_mu_};
+    tap_.swap(tap);
+  }
   const std::shared_ptr<response_tap>& tap() const noexcept { return tap_; }
 
   /// Position in the model's arrival order (for ordered delivery).

@@ -223,15 +223,24 @@ status sequence_queue::enqueue(job_ptr job, uint64_t now_ns) {
                             + "' must specify batch-size 1 due to requirements of sequence "
                               "batcher");
   if (config_.iterative) {
-    // A sequence of its own, which the scheduler's flags start and end.
-    job->request().flags |= request_sequence_start | request_sequence_end;
+    // A sequence of its own, started by its first run; it ends when its
+    // backend answers it rather than rescheduling it (batch_done). Without
+    // an id of the client's it gets one, for the CORRID control.
+    auto& r = job->request();
+    r.flags = (r.flags | request_sequence_start) & ~uint32_t{request_sequence_end};
+    if (!names_sequence(r.correlation_id)) {
+      ++iterative_ids_;
+      correlation_id generated{(uint64_t{1} << 62) + iterative_ids_};
+      if (!config_.check_id(generated).is_ok())
+        generated = "conch-iterative-" + std::to_string(iterative_ids_);
+      r.correlation_id = std::move(generated);
+    }
   }
   const auto& id = request.correlation_id;
-  if (!config_.iterative && !names_sequence(id))
+  if (!names_sequence(id))
     return invalid_argument("inference request to model '" + model
                             + "' must specify a non-zero or non-empty correlation ID");
-  if (names_sequence(id))
-    CONCH_RUNTIME_RETURN_IF_ERROR(config_.check_id(id));
+  CONCH_RUNTIME_RETURN_IF_ERROR(config_.check_id(id));
   bool start = has_flag(request, request_sequence_start);
   bool end = has_flag(request, request_sequence_end);
   sequence_ptr seq;
@@ -247,7 +256,7 @@ status sequence_queue::enqueue(job_ptr job, uint64_t now_ns) {
     if (!config_.states.empty())
       seq->state = std::make_shared<state_store>();
     bind_free_slot(seq);
-    if (!end)
+    if (!end && !config_.iterative)
       by_id_.emplace(id, seq);
   } else {
     seq = it->second;
@@ -465,7 +474,9 @@ void sequence_queue::batch_done(size_t instance, uint64_t now_ns) {
   for (auto& seq : running_[instance]) {
     seq->in_flight = false;
     seq->last_ns = std::max(seq->last_ns, now_ns);
-    if (seq->release_when_done) {
+    // An iterative request still here was answered, not rescheduled (that
+    // took it out of running_): its sequence ends.
+    if (seq->release_when_done || (config_.iterative && seq->jobs.empty())) {
       seq->release_when_done = false;
       release_slot(seq->slot);
     }

@@ -35,11 +35,12 @@ namespace conch::runtime::batching {
 /// cancelled (the rest are answered CANCELLED too). Sequences in the backlog
 /// are not reaped; a backlog request's timeout ends its whole sequence.
 ///
-/// With iterative_sequence each request is a sequence of its own, started
-/// and ended by itself (no correlation id or flags needed): it takes a slot
-/// while it runs, and a request its backend reschedules runs again, without
-/// the START control, in a later batch, taking a slot again (or waiting in
-/// the backlog for one), until its backend finishes it.
+/// With iterative_sequence each request is a sequence of its own (no flags
+/// needed; one without a correlation id gets one): it takes a slot, runs
+/// with START, and a request its backend reschedules keeps its slot and runs
+/// again without START in a later batch, until its backend answers it,
+/// which ends the sequence. END is never set, as Triton sends it only on
+/// the release.
 class sequence_queue final : public job_queue {
  public:
   explicit sequence_queue(sequence_config config);
@@ -101,6 +102,8 @@ class sequence_queue final : public job_queue {
   /// The state specifications, shared with the taps.
   std::shared_ptr<const std::vector<sequence_state_spec>> states_;
   size_t size_ = 0;
+  /// The correlation ids given to iterative requests that came without one.
+  uint64_t iterative_ids_ = 0;
 };
 
 } // namespace conch::runtime::batching

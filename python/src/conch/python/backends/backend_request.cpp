@@ -55,8 +55,17 @@ void backend_request::set_release_flags(uint32_t flags) {
   if (final_sent_)
     raise(errc::unsupported, "request '" + request().id
                                + "' cannot be rescheduled: its final response was sent");
+  if (execute_returned_)
+    raise(errc::unsupported, "request '" + request().id
+                               + "' can only be rescheduled before the execute() that got it "
+                                 "returns");
   rescheduled_ = true;
   job_->request_reschedule();
+}
+
+void backend_request::execute_returned() noexcept {
+  std::lock_guard<std::mutex> guard{mu_};
+  execute_returned_ = true;
 }
 
 bool backend_request::final_sent() const {

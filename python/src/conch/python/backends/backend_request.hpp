@@ -76,6 +76,10 @@ class backend_request {
   void set_release_flags(uint32_t flags);
   bool rescheduled() const noexcept { return rescheduled_; }
 
+  /// Marks the execute() that got this request as returned: rescheduling
+  /// is only possible before (the scheduler reads it when the batch ends).
+  void execute_returned() noexcept;
+
   /// While deferring, responses are kept instead of delivered; `flush`
   /// delivers them. A backend's own thread defers while it holds the GIL,
   /// so that the client, woken by the response, finds the GIL free.
@@ -91,6 +95,7 @@ class backend_request {
   mutable std::mutex mu_;
   bool final_sent_ = false;
   bool rescheduled_ = false;
+  bool execute_returned_ = false;
   bool deferring_ = false;
   std::vector<runtime::inference_response> deferred_;
 };

@@ -8,6 +8,7 @@
 #include "conch/actors/server.hpp"
 #include "conch/python/gil.hpp"
 #include "conch/python/status.hpp"
+#include "conch/runtime/logging/log.hpp"
 #include "conch/runtime/thread_role.hpp"
 
 namespace conch::python::backends {
@@ -70,7 +71,12 @@ runtime::status wait_for(Start&& start) {
   auto outcome = promise->get_future();
   nogil released;
   start([promise](runtime::status st) { promise->set_value(std::move(st)); });
-  return outcome.get();
+  try {
+    return outcome.get();
+  } catch (const std::future_error&) {
+    // The answer was dropped unsent: the actor system is going.
+    return runtime::unavailable("server is stopping");
+  }
 }
 
 } // namespace
@@ -79,21 +85,26 @@ void bls_gateway::load(const std::string& name, const std::string& config_json,
                        const std::vector<std::pair<std::string, std::string>>& files) {
   if (!models_)
     raise(runtime::errc::unavailable, "model '" + caller_->name + "' runs without a server");
+  // Its own reload would wait for its own execute() (the old version's
+  // drain) or behind its own load (from initialize()).
+  if (name == caller_->name)
+    raise(runtime::errc::unsupported, "model '" + name + "' cannot load itself");
   std::optional<std::string> config;
   if (!config_json.empty())
     config = config_json;
   throw_if_error(wait_for([&](auto done) { models_->load(name, config, files, std::move(done)); }));
 }
 
-void bls_gateway::unload(const std::string& name, bool unload_dependents, bool wait) {
+void bls_gateway::unload(const std::string& name, bool unload_dependents) {
   if (!models_)
     raise(runtime::errc::unavailable, "model '" + caller_->name + "' runs without a server");
-  if (!wait) {
-    models_->unload(name, unload_dependents, [](const runtime::status&) {});
-    return;
-  }
-  throw_if_error(
-    wait_for([&](auto done) { models_->unload(name, unload_dependents, std::move(done)); }));
+  // As Triton, it returns once the unload began: waiting could wait for the
+  // caller itself (an unload drains the models' requests, the caller's BLS
+  // requests and ensemble steps among them). A failure is logged.
+  models_->unload(name, unload_dependents, [name](const runtime::status& st) {
+    if (!st)
+      CONCH_LOG_WARN << "unload_model('" << name << "') failed: " << st.message();
+  });
 }
 
 bool bls_gateway::ready(const std::string& name, int64_t version) const {
@@ -127,7 +138,7 @@ void bind_bls_gateway(py::module_& m) {
     .def("load", &bls_gateway::load, py::arg("name"), py::arg("config_json"), py::arg("files"),
          "Loads a model and waits (GIL released); raises its failure.")
     .def("unload", &bls_gateway::unload, py::arg("name"), py::arg("unload_dependents"),
-         py::arg("wait"), "Unloads a model; waits for the outcome when `wait`.")
+         "Begins unloading a model and returns.")
     .def("ready", &bls_gateway::ready, py::arg("name"), py::arg("version"))
     .def_property_readonly("server_id", &bls_gateway::server_id)
     .def_property_readonly("caller", &bls_gateway::caller);

@@ -40,14 +40,15 @@ class bls_gateway {
                           bool decoupled, pybind11::object on_response);
 
   /// Loads `name` as a load request would (optional JSON configuration and
-  /// files, path to bytes) and waits with the GIL released; raises the
-  /// failure. pb_utils.load_model.
+  /// files, path to bytes) and waits with the GIL released until it is
+  /// READY; raises the failure, and UnsupportedError for the calling model
+  /// itself. pb_utils.load_model.
   void load(const std::string& name, const std::string& config_json,
             const std::vector<std::pair<std::string, std::string>>& files);
 
-  /// Unloads `name`; waits for the outcome and raises it unless `wait` is
-  /// false (a model unloading itself would wait for its own execute()).
-  void unload(const std::string& name, bool unload_dependents, bool wait);
+  /// Begins unloading `name` and returns, as Triton's does; a failure is
+  /// logged. pb_utils.unload_model.
+  void unload(const std::string& name, bool unload_dependents);
 
   /// Whether `name` (version -1: any) would take a request now.
   bool ready(const std::string& name, int64_t version) const;

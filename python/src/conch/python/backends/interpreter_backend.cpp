@@ -150,8 +150,10 @@ class interpreter_instance final : public rb::backend_instance {
       executing_scope scope{*execution_};
       python_half().attr("execute")(py::handle(runner_.get()), batch);
     });
-    for (auto& r : requests)
+    for (auto& r : requests) {
+      r->execute_returned();
       r->flush();
+    }
     if (!outcome) {
       for (auto& r : requests)
         r->fail_unless_answered(outcome.message());

@@ -19,8 +19,10 @@ class TritonPythonModel:
                 if action == "load":
                     pb_utils.load_model(name)
                 elif action == "unload":
-                    pb_utils.unload_model(name)
-                result = "ready" if pb_utils.is_model_ready(name) else "not ready"
+                    pb_utils.unload_model(name)  # returns once the unload began
+                    result = "unloading"
+                if action != "unload":
+                    result = "ready" if pb_utils.is_model_ready(name) else "not ready"
             except pb_utils.TritonModelException as e:
                 result = str(e)
             responses.append(pb_utils.InferenceResponse([pb_utils.Tensor(
