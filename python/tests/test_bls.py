@@ -377,7 +377,7 @@ def test_a_model_loads_and_unloads_another() -> None:
 
 
 def test_iterative_requests_are_rescheduled_until_done() -> None:
-    server = start("iterative_count", "iterative_stream", "reschedule_plain")
+    server = start("iterative_count", "iterative_stream", "reschedule_plain", "late_reschedule")
     try:
         model = server.model("iterative_count")
         # Six requests at once, needing 1 to 6 runs: each is answered after
@@ -399,5 +399,13 @@ def test_iterative_requests_are_rescheduled_until_done() -> None:
         with pytest.raises(conch.InternalError,
                            match="Request is released with TRITONSERVER_REQUEST_RELEASE_RESCHEDULE"):
             only(server.model("reschedule_plain").infer(inputs={"N": numpy.array([2], numpy.int32)}))
+        # Only before the execute() that got the request returns.
+        model = server.model("late_reschedule")
+        first = model.infer(inputs={"N": numpy.array([1], numpy.int32)})
+        second = model.infer(inputs={"N": numpy.array([1], numpy.int32)})
+        texts = [[r.outputs["ERROR"].to_bytes_array()[0].decode() for r in rs if r.outputs]
+                 for rs in (first, second)]
+        assert "can only be rescheduled before" in texts[0][0], texts
+        assert texts[1] == ["second"]
     finally:
         server.stop()
