@@ -409,3 +409,23 @@ def test_iterative_requests_are_rescheduled_until_done() -> None:
         assert texts[1] == ["second"]
     finally:
         server.stop()
+
+
+def test_request_arguments_and_iteration_follow_triton() -> None:
+    import triton_python_backend_utils as pb_utils
+    from conch._backend import pb_bls
+
+    with pytest.raises(pb_utils.TritonModelException, match="Correlation ID"):
+        pb_utils.InferenceRequest(model_name="m", inputs=[], requested_output_names=[],
+                                  correlation_id=1.5)
+    for bad in ({"timeout": -1}, {"flags": -2}):
+        with pytest.raises(pb_utils.TritonModelException, match=">= 0"):
+            pb_utils.InferenceRequest(model_name="m", inputs=[], requested_output_names=[], **bad)
+    # A finished iterator iterated again starts over from the first response.
+    first, last = pb_utils.InferenceResponse(), pb_utils.InferenceResponse()
+    first._final = False
+    iterator = pb_bls.InferenceResponseIterator(None, first)
+    iterator._pending.append(last)
+    iterator._done = True
+    assert list(iterator) == [first, last]
+    assert list(iterator) == [first, last]

@@ -141,17 +141,24 @@ class InferenceResponseIterator:
         self._handle = handle if first is None or not first._final else None
         self._pending: list[InferenceResponse] = [first] if first is not None else []
         self._done = first is not None and first._final
+        self._seen: list[InferenceResponse] = []
 
     def __iter__(self) -> Iterator[InferenceResponse]:
+        # Iterated again once finished, it starts over from the first
+        # response, as Triton's does.
+        if self._done and not self._pending:
+            return iter(list(self._seen))
         return self
 
     def __next__(self) -> InferenceResponse:
         if self._pending:
-            return self._pending.pop(0)
-        if self._done or self._handle is None:
+            response = self._pending.pop(0)
+        elif self._done or self._handle is None:
             raise StopIteration
-        response = _response(_wait(self._handle))
-        self._done = response._final
+        else:
+            response = _response(_wait(self._handle))
+            self._done = response._final
+        self._seen.append(response)
         return response
 
     def cancel(self) -> None:

@@ -94,7 +94,10 @@ class InferenceRequest:
         if not all(isinstance(n, str) for n in names):
             raise TritonModelException("requested_output_names must be a list of str")
         if not isinstance(correlation_id, (int, str)) or isinstance(correlation_id, bool):
-            raise TritonModelException("correlation_id must be an int or a str")
+            raise TritonModelException("Correlation ID must be integer or string")
+        for what, value in (("flags", flags), ("timeout", timeout)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise TritonModelException(f"{what} must be an int >= 0, not {value!r}")
         if isinstance(parameters, str):
             parameters = json.loads(parameters) if parameters else {}
         parameters = dict(parameters or {})
