@@ -5,6 +5,11 @@
 //                               machine's floor for a hand-off.
 //   round_trip/<wait>           one request in flight: submit, wait for the
 //                               callback, repeat; p50/p90/p99 in µs.
+//   traced/...                  round_trip/futex and throughput of
+//                               identity_fp32 again, with every request
+//                               traced (Triton mode, TIMESTAMPS, rate 1,
+//                               into a trace file in the temporary
+//                               repository): what tracing costs.
 //   throughput/<model>/<refill>/threads:<n>
 //                               64 requests in flight split over n submitting
 //                               threads; infer/s. ensemble_identity_2 is two
@@ -122,6 +127,37 @@ void register_all(conch::server* srv) {
       }
 }
 
+// Runs `body` with every request traced, then turns tracing off again.
+template <class Body>
+void traced(benchmark::State& state, conch::server* srv, Body body) {
+  conch::runtime::tracing::trace_settings_update on;
+  on.level = {true, conch::runtime::trace_timestamps};
+  on.rate = {true, 1u};
+  if (auto st = srv->update_trace_settings("", on); !st) {
+    state.SkipWithError(st.error().message().c_str());
+    return;
+  }
+  body(state);
+  conch::runtime::tracing::trace_settings_update off;
+  off.level = {true, 0u};
+  (void) srv->update_trace_settings("", off);
+  srv->flush_traces();
+}
+
+void register_traced(conch::server* srv) {
+  benchmark::RegisterBenchmark("traced/round_trip/futex", [srv](benchmark::State& state) {
+    traced(state, srv, [srv](benchmark::State& s) {
+      round_trip(s, srv, wait_mode::futex, 0ns, "traced/round_trip/futex");
+    });
+  })->UseRealTime();
+  const char* name = "traced/throughput/identity_fp32/loop/threads:2";
+  benchmark::RegisterBenchmark(name, [srv, name](benchmark::State& state) {
+    traced(state, srv, [srv, name](benchmark::State& s) {
+      throughput(s, srv, "identity_fp32", 2, throughput_in_flight, refill::loop, name);
+    });
+  })->UseRealTime()->MinTime(1.0);
+}
+
 const char* verdict(bool met) { return met ? "met" : "missed"; }
 
 void print_summary() {
@@ -158,12 +194,15 @@ int main(int argc, char** argv) {
   caf::actor_system sys{cfg};
   conch::server_options server_options;
   server_options.model_repository = {repository.path()};
+  // Off until the traced/ benchmarks turn it on.
+  server_options.trace.file = repository.path() + "/trace.json";
   auto srv = conch::server::start(sys, server_options);
   if (!srv) {
     std::cerr << "conch-bench-inprocess: " << srv.error().to_string() << "\n";
     return 1;
   }
   register_all(&*srv);
+  register_traced(&*srv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::ClearRegisteredBenchmarks();
   benchmark::Shutdown();

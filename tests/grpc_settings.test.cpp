@@ -1,6 +1,6 @@
-// TraceSetting and LogSettings over the KServe gRPC frontend: the answers of
-// a server without tracing, and the logging settings through the gateway
-// with the HTTP frontend's checks.
+// TraceSetting and LogSettings over the KServe gRPC frontend: the trace
+// settings with Triton's answers, and the logging settings through the
+// gateway with the HTTP frontend's checks.
 
 #include <string>
 
@@ -29,16 +29,43 @@ class grpc_settings : public grpc_fixture {
   }
 };
 
-TEST_F(grpc_settings, trace_answers_as_a_server_without_tracing) {
+TEST_F(grpc_settings, trace_settings_read_change_and_refuse_as_tritons_do) {
   inference::TraceSettingRequest req;
   inference::TraceSettingResponse res;
   auto st = stub_->TraceSetting(client_context().get(), req, &res);
-  EXPECT_EQ(st.error_code(), grpc::StatusCode::UNAVAILABLE);
-  EXPECT_EQ(st.error_message(), "the server does not support tracing");
-  (*req.mutable_settings())["trace_level"].add_value("OFF");
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  ASSERT_EQ(res.settings().at("trace_level").value_size(), 1);
+  EXPECT_EQ(res.settings().at("trace_level").value(0), "OFF");
+  EXPECT_EQ(res.settings().at("trace_rate").value(0), "1000");
+  EXPECT_EQ(res.settings().at("trace_mode").value(0), "triton");
+
   req.set_model_name("simple");
+  (*req.mutable_settings())["trace_rate"].add_value("5");
+  res.Clear();
   st = stub_->TraceSetting(client_context().get(), req, &res);
-  EXPECT_EQ(st.error_code(), grpc::StatusCode::UNAVAILABLE);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  EXPECT_EQ(res.settings().at("trace_rate").value(0), "5");
+  // An empty value clears the model's setting back to the global one.
+  (*req.mutable_settings())["trace_rate"].clear_value();
+  res.Clear();
+  st = stub_->TraceSetting(client_context().get(), req, &res);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  EXPECT_EQ(res.settings().at("trace_rate").value(0), "1000");
+
+  (*req.mutable_settings())["trace_rate"].add_value("1");
+  (*req.mutable_settings())["trace_rate"].add_value("2");
+  st = stub_->TraceSetting(client_context().get(), req, &res);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(st.error_message(), "expect only 1 value for 'trace_rate'");
+  req.mutable_settings()->clear();
+  (*req.mutable_settings())["trace_file"].add_value("x.json");
+  st = stub_->TraceSetting(client_context().get(), req, &res);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::UNIMPLEMENTED);
+  req.set_model_name("nope");
+  req.mutable_settings()->clear();
+  st = stub_->TraceSetting(client_context().get(), req, &res);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(st.error_message(), "Request for unknown model : nope");
 }
 
 TEST_F(grpc_settings, log_settings_read_and_update) {

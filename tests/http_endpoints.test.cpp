@@ -217,11 +217,24 @@ TEST_F(http_endpoints, logging) {
   EXPECT_NE(now->body.find(R"("log_verbose_level":1)"), std::string::npos) << now->body;
 }
 
-TEST_F(http_endpoints, trace_answers_as_a_server_without_tracing) {
-  const std::string body = R"({"error":"the server does not support tracing"})";
-  expect("GET", "/v2/trace/setting", 503, body);
-  expect("POST", "/v2/trace/setting", 503, body, R"({"trace_level":["OFF"]})");
-  expect("GET", "/v2/models/simple/trace/setting", 503, body);
+TEST_F(http_endpoints, trace_settings_read_change_and_refuse_as_tritons_do) {
+  const std::string off = R"({"trace_level":["OFF"],"trace_rate":"1000","trace_count":"-1",)"
+                          R"("log_frequency":"0","trace_file":"","trace_mode":"triton"})";
+  expect("GET", "/v2/trace/setting", 200, off);
+  expect("GET", "/v2/models/simple/trace/setting", 200, off);
+  expect("POST", "/v2/models/simple/trace/setting", 200,
+         R"({"trace_level":["OFF"],"trace_rate":"7","trace_count":"-1",)"
+         R"("log_frequency":"0","trace_file":"","trace_mode":"triton"})",
+         R"({"trace_rate":"7"})");
+  expect("GET", "/v2/trace/setting", 200, off);
+  expect("POST", "/v2/trace/setting", 501,
+         R"({"error":"trace file location can not be updated through network protocol"})",
+         R"({"trace_file":"x.json"})");
+  expect("POST", "/v2/trace/setting", 400,
+         R"({"error":"Attempting to set invalid trace setting :trace file name is not given"})",
+         R"({"trace_level":["TIMESTAMPS"]})");
+  expect("GET", "/v2/models/nope/trace/setting", 400,
+         R"({"error":"Request for unknown model : nope"})");
 }
 
 TEST_F(http_endpoints, unknown_paths_get_404) {

@@ -134,6 +134,11 @@ class Options:
     #: answered UnavailableError("the server is busy: too many requests in
     #: flight") at once. 0 (the default, as upstream) means no limit.
     max_inflight: int = 0
+    #: Conch's addition: request tracing, as Triton's ``--trace-config``
+    #: arguments: ["triton,file=/tmp/trace.json", "level=TIMESTAMPS",
+    #: "rate=1"]. Off by default; Server.update_trace_settings changes the
+    #: settings while the server runs (docs/tracing.md).
+    trace_config: list[str] = field(default_factory=list)
 
     def _cascade_log_levels(self) -> None:
         # As upstream: verbose turns on info, info warn, warn error, and the
@@ -179,6 +184,9 @@ class Options:
         }
         native.direct_lane = self.direct_lane
         native.max_inflight = int(self.max_inflight)
+        if isinstance(self.trace_config, str):
+            raise InvalidArgumentError("trace_config must be a list of str")
+        native.set_trace_config([str(a) for a in self.trace_config])
         native.response_cache_byte_size = _cache_byte_size(self.cache_config)
         # In-process Triton polls only when asked (poll_model_repository).
         native.repository_poll_secs = 0

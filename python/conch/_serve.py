@@ -196,6 +196,18 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                          help="a latency-family setting, e.g. summary_latencies=true or "
                               "summary_quantiles=0.5:0.05,0.99:0.001; repeatable")
 
+    trace = parser.add_argument_group("tracing")
+    trace.add_argument("--trace-config", action="append", default=[],
+                       metavar="[MODE,]SETTING=VALUE",
+                       help="a trace setting as Triton takes it: rate=N, count=N, "
+                            "level=OFF|TIMESTAMPS|TENSORS, mode=triton|opentelemetry, "
+                            "triton,file=PATH, triton,log-frequency=N, "
+                            "opentelemetry,url=URL, opentelemetry,resource=KEY=VALUE; "
+                            "repeatable (docs/tracing.md)")
+    for flag, setting in _DEPRECATED_TRACE_FLAGS.items():
+        trace.add_argument(flag, action="append", default=[], metavar="VALUE",
+                           help=f"deprecated: --trace-config {setting}=VALUE")
+
     log = parser.add_argument_group("logging")
     log.add_argument("--log-verbose", type=int, default=0, metavar="LEVEL",
                      help="verbose logging when > 0")
@@ -231,7 +243,41 @@ def _options(args: argparse.Namespace) -> Options:
         metrics_interval=args.metrics_interval_ms,
         metrics_configuration=_metrics_configuration(args.metrics_config),
         cache_config=_cache_config(args),
+        trace_config=_trace_config(args),
     )
+
+
+# Triton's older trace flags and the --trace-config setting each became.
+_DEPRECATED_TRACE_FLAGS = {
+    "--trace-file": "triton,file",
+    "--trace-level": "level",
+    "--trace-rate": "rate",
+    "--trace-count": "count",
+    "--trace-log-frequency": "triton,log-frequency",
+}
+
+
+def _trace_config(args: argparse.Namespace) -> list[str]:
+    """--trace-config's arguments, after those of the deprecated flags; a
+    setting --trace-config gives overrides the deprecated flag's, as in
+    Triton, with its warnings."""
+    given = list(args.trace_config)
+    names = {a.split("=", 1)[0] for a in given}
+    out: list[str] = []
+    for flag, setting in _DEPRECATED_TRACE_FLAGS.items():
+        values = getattr(args, flag[2:].replace("-", "_"))
+        if not values:
+            continue
+        key = setting.split(",")[-1]
+        replacement = f"--trace-config {setting}=<{key}>"
+        print(f"Warning: '{flag}' has been deprecated and will be removed in future "
+              f"releases. Please use '{replacement} instead.", file=sys.stderr)
+        if setting in names:
+            print(f"Warning: Overriding deprecated '{flag}' in favor of provided {key} value "
+                  "in --trace-config!", file=sys.stderr)
+            continue
+        out.extend(f"{setting}={v}" for v in values)
+    return out + given
 
 
 def _metrics_configuration(settings: list[tuple[str, str, str]]) -> dict[str, dict[str, str]]:

@@ -182,6 +182,27 @@ class Server:
             raise InvalidArgumentError(f"metric format {metric_format!r} is not supported")
         return self._native().metrics()
 
+    # -- tracing (Conch's addition) -----------------------------------------------------
+
+    def get_trace_settings(self, model_name: Optional[str] = None) -> dict[str, Any]:
+        """The global trace settings, or a model's, as the trace extension
+        reports them: {"trace_level": [...], "trace_rate": "1000", ...}."""
+        return _settings_dict(self._native().trace_settings(model_name or ""))
+
+    def update_trace_settings(
+        self, model_name: Optional[str] = None, settings: Optional[dict[str, Any]] = None
+    ) -> dict[str, Any]:
+        """Changes the global trace settings, or a model's, as tritonclient's
+        update_trace_settings does: values are str (trace_level a list of
+        str), None returns a setting to the global one (for a model) or to
+        its value at start. Returns the settings that result."""
+        native = self._native().update_trace_settings(model_name or "", dict(settings or {}))
+        return _settings_dict(native)
+
+    def flush_traces(self) -> None:
+        """Waits until every finished trace is in its trace file."""
+        self._native().flush_traces()
+
     # -- models ----------------------------------------------------------------------
 
     def model(self, model_name: str, model_version: int = -1) -> Model:
@@ -273,3 +294,9 @@ class Server:
         unloaded. Raises InvalidArgumentError when no repository is
         registered at `repository_path`."""
         self._native().unregister_model_repository(os.fspath(repository_path))
+
+
+def _settings_dict(pairs: list) -> dict[str, Any]:
+    """The trace settings as the HTTP trace extension shows them: lists for
+    trace_level (and resource), a str for the rest."""
+    return {k: v if k in ("trace_level", "resource") else v[0] for k, v in pairs}

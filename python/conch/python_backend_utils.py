@@ -12,7 +12,7 @@ from typing import Any, Optional
 from ._backend.pb_bls import InferenceResponseIterator, is_model_ready, load_model, unload_model
 from ._backend.pb_metrics import Metric, MetricFamily
 from ._backend.pb_config import ModelConfig, get_input_config_by_name, get_output_config_by_name
-from ._backend.pb_request import InferenceRequest, InferenceResponseSender
+from ._backend.pb_request import InferenceRequest, InferenceResponseSender, InferenceTrace
 from ._backend.pb_response import InferenceResponse
 from ._backend.pb_tensor import Tensor
 from ._backend.pb_types import (
@@ -40,6 +40,7 @@ __all__ = [
     "InferenceResponse",
     "InferenceResponseSender",
     "InferenceResponseIterator",
+    "InferenceTrace",
     "PreferredMemory",
     "MetricFamily",
     "Metric",

@@ -235,12 +235,14 @@ def test_cuda_shared_memory_without_a_gpu(client: grpcclient.InferenceServerClie
 # -- trace and logging ----------------------------------------------------------------------
 
 
-def test_trace_settings_without_tracing(client: grpcclient.InferenceServerClient) -> None:
-    with pytest.raises(InferenceServerException, match="does not support tracing") as error:
-        client.get_trace_settings()
-    assert error.value.status() == "StatusCode.UNAVAILABLE"
-    with pytest.raises(InferenceServerException, match="does not support tracing"):
-        client.update_trace_settings(settings={"trace_rate": "10"})
+def test_trace_settings(client: grpcclient.InferenceServerClient) -> None:
+    # The server traces nothing until asked (test_tracing.py goes further).
+    settings = client.get_trace_settings(as_json=True)["settings"]
+    assert settings["trace_level"]["value"] == ["OFF"]
+    assert settings["trace_mode"]["value"] == ["triton"]
+    with pytest.raises(InferenceServerException, match="trace file name is not given") as error:
+        client.update_trace_settings(settings={"trace_level": ["TIMESTAMPS"]})
+    assert error.value.status() == "StatusCode.INVALID_ARGUMENT"
 
 
 def test_log_settings(client: grpcclient.InferenceServerClient) -> None:

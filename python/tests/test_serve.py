@@ -388,3 +388,54 @@ def test_serve_times_out_a_slow_client(serve) -> None:
     assert answer.startswith(b"HTTP/1.1 408 ")
     process.process.terminate()
     assert process.process.wait(timeout=DEADLINE_S) == 0
+
+
+def test_serve_traces_with_tritons_trace_config(serve, tmp_path: pathlib.Path) -> None:
+    import json
+    import urllib.request
+
+    trace_file = tmp_path / "trace.json"
+    process = serve("--model-repository", str(EXAMPLE_REPOSITORY), "--http-port", "0",
+                    "--allow-grpc", "false", "--trace-config", f"triton,file={trace_file}",
+                    "--trace-config", "level=TIMESTAMPS", "--trace-config", "rate=1")
+    port = int(process.wait_for(LISTENING).group(1))
+    infer_identity(port)
+    with urllib.request.urlopen(f"http://localhost:{port}/v2/trace/setting",
+                                timeout=30) as reply:
+        settings = json.loads(reply.read())
+    assert settings["trace_level"] == ["TIMESTAMPS"] and settings["trace_rate"] == "1"
+    assert settings["trace_file"] == str(trace_file)
+    process.process.terminate()
+    assert process.process.wait(timeout=DEADLINE_S) == 0
+    objects = json.loads(trace_file.read_text())
+    assert [o["model_name"] for o in objects if "model_name" in o] == ["identity_fp32"]
+
+
+def test_serve_takes_the_deprecated_trace_flags_with_tritons_warnings(
+        capsys: pytest.CaptureFixture) -> None:
+    import argparse
+
+    from conch import _serve
+
+    parser = argparse.ArgumentParser()
+    _serve.add_serve_arguments(parser)
+    args = parser.parse_args(["--model-repository", str(EXAMPLE_REPOSITORY),
+                              "--trace-file", "/tmp/t.json", "--trace-rate", "5",
+                              "--trace-config", "rate=7"])
+    assert _serve._trace_config(args) == ["triton,file=/tmp/t.json", "rate=7"]
+    said = capsys.readouterr().err
+    assert "Warning: '--trace-file' has been deprecated" in said
+    assert "Overriding deprecated '--trace-rate' in favor of provided rate value" in said
+    native = _serve._options(args)._to_native()
+    assert native is not None
+
+
+def test_serve_refuses_a_bad_trace_config() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "conch", "serve", "--model-repository", str(EXAMPLE_REPOSITORY),
+         "--http-port", "0", "--allow-grpc", "false", "--metrics-port", "0",
+         "--trace-config", "rate=fast"],
+        capture_output=True, text=True, timeout=DEADLINE_S,
+    )
+    assert done.returncode != 0
+    assert "Invalid option value. Got fast" in done.stdout + done.stderr

@@ -84,6 +84,12 @@ def over_http():
         outcomes["http"] = "answered"
     except Exception as e:
         outcomes["http"] = "error"
+    finally:
+        # Closed here, on its own thread: left to the garbage collector, the
+        # gevent-based client may be finalized on a model's thread, whose
+        # thread state then holds a gevent hub that gevent cannot tear down
+        # when that thread ends.
+        client.close()
 
 grpc_client = grpcclient.InferenceServerClient(f"127.0.0.1:{grpc.port}")
 

@@ -47,6 +47,7 @@ runtime::result<server> server::start(caf::actor_system& sys, server_options opt
   auto settings = runtime::statistics::parse_metrics_configuration(options.metrics_configuration);
   if (!settings)
     return settings.error();
+  CONCH_RUNTIME_RETURN_IF_ERROR(runtime::tracing::validate(options.trace));
   caller_thread_guard guard;
   CONCH_LOG_INFO << "starting server '" << options.server_id << "' over "
                  << options.model_repository.size() << " model repositor"
@@ -57,6 +58,7 @@ runtime::result<server> server::start(caf::actor_system& sys, server_options opt
   c->sys = &sys;
   c->options = options;
   c->metrics = std::make_shared<runtime::statistics::metrics_registry>(std::move(*settings));
+  c->traces = std::make_shared<tracer>(options.trace);
   c->slots = std::make_shared<adapter_slots>(options.adapter_count, options.restart_budget);
   c->inprocess->set_max_inflight(options.max_inflight);
   c->inprocess_metrics = std::make_shared<runtime::statistics::connection_metrics>(
@@ -110,6 +112,9 @@ status server::core::stop() {
     self->wait_for(gauge_sampler);
   }
   flags->live.store(false);
+  // Every request has been answered: the traces that are still to be
+  // written are in the queues (or held by a client's late response).
+  traces->close();
   if (!result)
     result = flags->stop_outcome();
   if (!result)

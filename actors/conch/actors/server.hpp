@@ -162,6 +162,27 @@ class server {
   request_handle infer_inline(runtime::inference_request request,
                               runtime::response_callback on_response);
 
+  // -- tracing (server_tracing.cpp) ---------------------------------------------------
+
+  /// The global trace settings (model empty), or a model's.
+  runtime::tracing::trace_settings trace_settings(const std::string& model = "") const;
+
+  /// Changes the global trace settings (model empty) or a model's, with the
+  /// trace extension's rules; returns the settings that result.
+  runtime::result<runtime::tracing::trace_settings>
+  update_trace_settings(const std::string& model,
+                        const runtime::tracing::trace_settings_update& update);
+
+  /// A trace for the next request to `model` when its settings sample it,
+  /// null otherwise: a frontend asks before it submits the request, and
+  /// sets it as the request's `trace`. `propagated`: the request came with a
+  /// W3C trace context (always traced in opentelemetry mode).
+  runtime::request_trace_ptr sample_trace(const std::string& model,
+                                          bool propagated = false) const;
+
+  /// Waits until every trace finished so far is in its file.
+  void flush_traces() const;
+
   // -- frontends and metrics ----------------------------------------------------------
 
   /// Adds a frontend to the server's tree and starts it. The server stops it

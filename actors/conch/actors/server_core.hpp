@@ -14,6 +14,7 @@
 #include "conch/actors/server.hpp"
 #include "conch/actors/ask_async.hpp"
 #include "conch/actors/server_flags.hpp"
+#include "conch/actors/tracer.hpp"
 #include "conch/runtime/statistics/connection_metrics.hpp"
 #include "conch/runtime/statistics/metrics_registry.hpp"
 #include "conch/transports/shm/region_registry.hpp"
@@ -33,6 +34,8 @@ struct server::core {
   std::shared_ptr<runtime::statistics::connection_metrics> inprocess_metrics;
   std::shared_ptr<transports::shm::region_registry> shared_memory
     = std::make_shared<transports::shm::region_registry>();
+  /// The trace settings and the sampling of requests.
+  std::shared_ptr<tracer> traces;
   caf::actor supervisor;
   caf::actor repository;
   /// The CPU and GPU gauge sampler; null when there is nothing to sample.

@@ -129,6 +129,32 @@ server_gateway::update_logging(const transports::log_settings_update& update) {
   return runtime::logging::apply_settings(update);
 }
 
+runtime::status server_gateway::known_model(const std::string& model) const {
+  // Triton asks whether the model is ready, and answers as for an unknown
+  // model when it is not.
+  if (model.empty() || srv_.model_ready(model))
+    return runtime::status::ok();
+  return runtime::invalid_argument("Request for unknown model : " + model);
+}
+
+runtime::result<runtime::tracing::trace_settings>
+server_gateway::trace_settings(const std::string& model) const {
+  CONCH_RUNTIME_RETURN_IF_ERROR(known_model(model));
+  return srv_.trace_settings(model);
+}
+
+runtime::result<runtime::tracing::trace_settings>
+server_gateway::update_trace_settings(const std::string& model,
+                                      const runtime::tracing::trace_settings_update& update) {
+  CONCH_RUNTIME_RETURN_IF_ERROR(known_model(model));
+  return srv_.update_trace_settings(model, update);
+}
+
+runtime::request_trace_ptr server_gateway::sample_trace(const std::string& model,
+                                                        bool propagated) const {
+  return srv_.sample_trace(model, propagated);
+}
+
 std::shared_ptr<transports::shm::region_registry> server_gateway::shared_memory() const {
   return srv_.shared_memory();
 }

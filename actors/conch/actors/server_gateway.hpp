@@ -34,6 +34,13 @@ class server_gateway final : public transports::gateway {
   transports::log_settings logging() const override;
   runtime::result<transports::log_settings>
   update_logging(const transports::log_settings_update& update) override;
+  runtime::result<runtime::tracing::trace_settings>
+  trace_settings(const std::string& model) const override;
+  runtime::result<runtime::tracing::trace_settings>
+  update_trace_settings(const std::string& model,
+                        const runtime::tracing::trace_settings_update& update) override;
+  runtime::request_trace_ptr sample_trace(const std::string& model,
+                                          bool propagated) const override;
   std::shared_ptr<transports::shm::region_registry> shared_memory() const override;
   transports::cancel_fn infer(runtime::inference_request request,
                               runtime::response_callback on_response) override;
@@ -41,6 +48,9 @@ class server_gateway final : public transports::gateway {
                                      runtime::response_callback on_response) override;
 
  private:
+  // Ok for the global settings (empty) and a ready model.
+  runtime::status known_model(const std::string& model) const;
+
   server srv_;
 };
 

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "conch/runtime/tracing/trace_settings.hpp"
+
 namespace conch::actors {
 
 /// How the repository decides what to load; the values equal
@@ -72,6 +74,10 @@ struct server_options {
   /// Group -> setting -> value: the optional per-model latency families (see
   /// runtime::statistics::parse_metrics_configuration).
   std::map<std::string, std::map<std::string, std::string>> metrics_configuration;
+  /// The global trace settings (Triton's `--trace-config`); tracing is off
+  /// unless `trace.level` is set. Models' settings change at run time
+  /// through server::update_trace_settings and the trace extension.
+  runtime::tracing::trace_settings trace;
 };
 
 } // namespace conch::actors

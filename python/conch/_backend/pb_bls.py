@@ -187,6 +187,7 @@ def _submit(request: Any, decoupled: bool, on_response: Optional[Callable[[Any],
         list(request._requested_outputs),
         decoupled,
         on_response,
+        getattr(request._trace, "_native", None),
     )
 
 

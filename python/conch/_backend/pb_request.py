@@ -44,6 +44,29 @@ class InferenceResponseSender:
         return self._native.is_cancelled()
 
 
+class InferenceTrace:
+    """The trace of a request (``request.trace()``). Passed as
+    ``InferenceRequest(trace=...)`` it makes a BLS request a child trace of
+    the request the model runs; without it, as in Triton, BLS requests are
+    not traced."""
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native: Any = None) -> None:
+        self._native = native
+
+    def get_context(self, key: Optional[str] = None) -> Optional[str]:
+        """The W3C trace context the request's children continue, as a JSON
+        object string ({"traceparent": ...}), or the value of `key` in it;
+        None when the request is not traced."""
+        if self._native is None:
+            return None
+        context = self._native.context_json()
+        if key is None or key == "":
+            return context
+        return json.loads(context).get(key)
+
+
 class InferenceRequest:
     """A request a Python model executes: ``inputs()``, ``parameters()``,
     ``request_id()``, ``correlation_id()``, ``get_response_sender()``,
@@ -165,6 +188,13 @@ class InferenceRequest:
 
     def is_cancelled(self) -> bool:
         return self._request().is_cancelled()
+
+    def trace(self) -> InferenceTrace:
+        """This request's trace (empty when it is not traced); for a request
+        made in model code, the trace it was given."""
+        if self._native is None:
+            return self._trace if isinstance(self._trace, InferenceTrace) else InferenceTrace()
+        return InferenceTrace(self._request().trace)
 
     def get_response_sender(self) -> InferenceResponseSender:
         return InferenceResponseSender(self._request())

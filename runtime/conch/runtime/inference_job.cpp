@@ -146,6 +146,8 @@ void inference_job::deliver_locked(inference_response&& r) {
   // that reads them right after its last response sees its own request.
   if (final && model_)
     model_->on_complete(*this, outcome, now);
+  if (final && request_.trace)
+    request_.trace->record_job(request_, times_, version_, r, now);
   if (callback_) {
     // The callback is the client's code: whatever it throws stays with it.
     try {

@@ -8,6 +8,7 @@
 
 #include "conch/runtime/memory_type.hpp"
 #include "conch/runtime/parameter.hpp"
+#include "conch/runtime/request_trace.hpp"
 #include "conch/runtime/response_allocator.hpp"
 #include "conch/runtime/tensor.hpp"
 
@@ -47,6 +48,9 @@ struct inference_request {
   int64_t preferred_output_device = 0;
   /// Where outputs are allocated; null means host memory.
   std::shared_ptr<response_allocator> allocator;
+  /// The request's trace when it was sampled (see request_trace); null
+  /// otherwise. Whoever submits the request decides.
+  request_trace_ptr trace;
 
   /// The input called `name`, or nullptr.
   const tensor* input(const std::string& name) const noexcept;

@@ -13,6 +13,7 @@
 #include "conch/runtime/logging/log_settings.hpp"
 #include "conch/runtime/result.hpp"
 #include "conch/runtime/statistics/statistics_snapshot.hpp"
+#include "conch/runtime/tracing/trace_settings.hpp"
 #include "conch/transports/shm/region_registry.hpp"
 #include "model_config.pb.h"
 
@@ -140,6 +141,25 @@ class gateway {
   /// Applies `update` and returns the settings that result; INVALID_ARG for
   /// a value out of range, nothing changed then.
   virtual runtime::result<log_settings> update_logging(const log_settings_update& update) = 0;
+
+  // -- tracing ---------------------------------------------------------------
+
+  /// The global trace settings (model empty), or a model's; NOT_FOUND for a
+  /// model the server does not know.
+  virtual runtime::result<runtime::tracing::trace_settings>
+  trace_settings(const std::string& model) const = 0;
+
+  /// Changes the global trace settings (model empty) or a model's; returns
+  /// the settings that result.
+  virtual runtime::result<runtime::tracing::trace_settings>
+  update_trace_settings(const std::string& model,
+                        const runtime::tracing::trace_settings_update& update) = 0;
+
+  /// A trace for the next request to `model` when its settings sample it;
+  /// null otherwise (one relaxed load while nothing is traced).
+  /// `propagated`: the request came with a W3C trace context.
+  virtual runtime::request_trace_ptr sample_trace(const std::string& model,
+                                                  bool propagated) const = 0;
 
   // -- shared memory ---------------------------------------------------------
 

@@ -5,6 +5,7 @@
 
 #include "conch/actors/server_options.hpp"
 #include "conch/python/bindings.hpp"
+#include "conch/python/status.hpp"
 
 namespace conch::python {
 
@@ -41,7 +42,16 @@ void bind_options(py::module_& m) {
     .def_readwrite("gpu_metrics", &server_options::gpu_metrics)
     .def_readwrite("cpu_metrics", &server_options::cpu_metrics)
     .def_readwrite("metrics_interval_ms", &server_options::metrics_interval_ms)
-    .def_readwrite("metrics_configuration", &server_options::metrics_configuration);
+    .def_readwrite("metrics_configuration", &server_options::metrics_configuration)
+    .def(
+      "set_trace_config",
+      [](server_options& o, const std::vector<std::string>& args) {
+        // Starts from Triton's defaults, as `--trace-config` does.
+        runtime::tracing::trace_settings settings;
+        throw_if_error(runtime::tracing::parse_trace_config(args, settings));
+        o.trace = std::move(settings);
+      },
+      py::arg("args"), "Sets the trace settings from `--trace-config` arguments.");
 }
 
 } // namespace conch::python

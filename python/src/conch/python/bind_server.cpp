@@ -49,6 +49,10 @@ void bind_server(py::module_& m) {
          "(name, version, state, reason) tuples; version is '' and state None for "
          "a model never loaded.")
     .def("metrics", &py_server::metrics, "The Prometheus text exposition.")
+    .def("trace_settings", &py_server::trace_settings, py::arg("model_name") = "")
+    .def("update_trace_settings", &py_server::update_trace_settings, py::arg("model_name"),
+         py::arg("settings"))
+    .def("flush_traces", &py_server::flush_traces)
     .def("load", &py_server::load, py::arg("name"), py::arg("config") = py::none(),
          py::arg("files") = std::vector<std::pair<std::string, py::bytes>>{})
     .def("unload", &py_server::unload, py::arg("name"), py::arg("unload_dependents") = false)

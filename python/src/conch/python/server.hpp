@@ -56,6 +56,17 @@ class py_server {
   /// The Prometheus text exposition.
   std::string metrics();
 
+  // -- tracing (server_tracing.cpp) -------------------------------------------------
+
+  /// The global trace settings (model empty) or a model's, as the trace
+  /// extension reports them: [(key, [values])]. A model must be ready.
+  pybind11::list trace_settings(const std::string& model);
+  /// Applies a change as the trace extension takes it: {key: str, [str] or
+  /// None}; returns the settings that result, as trace_settings does.
+  pybind11::list update_trace_settings(const std::string& model, const pybind11::dict& settings);
+  /// Waits until every finished trace is written (GIL released).
+  void flush_traces();
+
   // -- repository ----------------------------------------------------------------
 
   /// Loads a model, with an optional JSON configuration and files (GIL released).

@@ -4,6 +4,7 @@
 #include <memory>
 #include <mutex>
 
+#include "conch/runtime/clock.hpp"
 #include "conch/runtime/thread_role.hpp"
 #include "conch/transports/grpc/encode_infer_response.hpp"
 #include "conch/transports/grpc/grpc_status.hpp"
@@ -43,6 +44,8 @@ struct infer_call : std::enable_shared_from_this<infer_call> {
   protocol::admission::ticket admitted;
   /// Finishes the calls answered on a model's thread.
   finisher* finishing = nullptr;
+  /// The request's trace when it was sampled; let go once the call finished.
+  runtime::request_trace_ptr trace;
 
   // Finishes the call once; later calls do nothing.
   void finish(const runtime::status& st) {
@@ -61,18 +64,23 @@ struct infer_call : std::enable_shared_from_this<infer_call> {
     // worker goes on to the next request at once. Alone, the call is
     // finished here, which saves the finisher's wake-up; so is one answered
     // on a gRPC or actor thread.
-    if (submitting || !runtime::this_thread_runs_models || calls->in_flight() == 0) {
+    if (submitting || !runtime::this_thread_runs_models || calls->in_flight() == 0)
       reactor->Finish(to_grpc_status(st));
-      return;
+    else
+      finishing->post([self = shared_from_this(), st = to_grpc_status(st)] {
+        self->reactor->Finish(st);
+      });
+    if (trace) {
+      trace->stamp("GRPC_SEND_END", runtime::now_ns());
+      trace.reset();
     }
-    finishing->post([self = shared_from_this(), st = to_grpc_status(st)] {
-      self->reactor->Finish(st);
-    });
   }
 
   // Called by the server for each response of the request, never
   // concurrently, the last one final.
   void on_response(runtime::inference_response&& r) {
+    if (trace && r.final)
+      trace->stamp("GRPC_SEND_START", runtime::now_ns());
     if (!r.error.is_ok()) {
       finish(r.error);
       return;
@@ -94,7 +102,8 @@ struct infer_call : std::enable_shared_from_this<infer_call> {
 infer_reactor* infer_reactor::start(gateway& server, std::shared_ptr<inflight_calls> calls,
                                     finisher& finishing, const call_limits& limits,
                                     const inference::ModelInferRequest& request,
-                                    inference::ModelInferResponse& response) {
+                                    inference::ModelInferResponse& response,
+                                    runtime::request_trace_ptr trace) {
   submitting_scope scope;
   auto* self = new infer_reactor;
   auto call = std::make_shared<infer_call>();
@@ -102,6 +111,7 @@ infer_reactor* infer_reactor::start(gateway& server, std::shared_ptr<inflight_ca
   call->reactor = self;
   call->response = &response;
   call->finishing = &finishing;
+  call->trace = std::move(trace);
   self->call_ = call;
   auto ticket = call->calls->admit();
   if (!ticket) {
@@ -125,6 +135,7 @@ infer_reactor* infer_reactor::start(gateway& server, std::shared_ptr<inflight_ca
     return self;
   }
   call->encoding = std::move(prepared->encoding);
+  prepared->request.trace = call->trace;
   // A small request to an idle instance may be answered before this returns.
   auto cancel = server.infer_inline(std::move(prepared->request),
                                     [call](runtime::inference_response&& r) {

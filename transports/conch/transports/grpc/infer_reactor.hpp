@@ -24,12 +24,15 @@ class infer_reactor final : public ::grpc::ServerUnaryReactor {
   /// with UNAVAILABLE. `request` and `response` belong to gRPC and stay
   /// valid until the reactor finished; the request's raw contents are moved
   /// out. A call answered on another thread while other calls are in flight
-  /// is finished by `finishing`, which outlives every call.
+  /// is finished by `finishing`, which outlives every call. `trace`, when
+  /// the request was sampled, goes with the request and gets the call's
+  /// GRPC_SEND_* stamps.
   static infer_reactor* start(gateway& server, std::shared_ptr<inflight_calls> calls,
                               finisher& finishing,
                               const call_limits& limits,
                               const inference::ModelInferRequest& request,
-                              inference::ModelInferResponse& response);
+                              inference::ModelInferResponse& response,
+                              runtime::request_trace_ptr trace = nullptr);
 
   void OnCancel() override;
   void OnDone() override;

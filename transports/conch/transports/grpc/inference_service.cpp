@@ -5,6 +5,7 @@
 #include "conch/transports/grpc/metadata_codec.hpp"
 #include "conch/transports/grpc/model_version.hpp"
 #include "conch/transports/grpc/stream_reactor.hpp"
+#include "conch/transports/grpc/call_trace.hpp"
 
 namespace conch::transports::grpc {
 
@@ -111,7 +112,8 @@ reactor* inference_service::ModelInfer(context* ctx, const inference::ModelInfer
     return r;
   if (auto st = begin_infer_call(infer_settings_.get(), *ctx, *req); !st.is_ok())
     return finish(ctx, st);
-  return infer_reactor::start(*server_, calls_, finisher_, *limits_, *req, *res);
+  return infer_reactor::start(*server_, calls_, finisher_, *limits_, *req, *res,
+                              start_call_trace(*server_, req->model_name(), *ctx));
 }
 
 ::grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>*

@@ -2,7 +2,9 @@
 
 #include <utility>
 
+#include "conch/runtime/clock.hpp"
 #include "conch/runtime/thread_role.hpp"
+#include "conch/transports/grpc/call_trace.hpp"
 #include "conch/transports/grpc/grpc_status.hpp"
 #include "conch/transports/grpc/prepare_infer.hpp"
 
@@ -124,6 +126,8 @@ bool stream_call::queue(const stream_request_info& info, stream_message_ptr m) {
 
 void stream_call::on_response(const stream_request_info& info, runtime::inference_response&& r) {
   bool was_final = r.final;
+  if (info.trace && was_final)
+    info.trace->stamp("GRPC_SEND_START", runtime::now_ns());
   stream_message_ptr m;
   if (!r.error.is_ok()) {
     if (!grpc_error)
@@ -179,6 +183,10 @@ void stream_call::on_response(const stream_request_info& info, runtime::inferenc
     }
     step_or_hand_off();
   }
+  // The response is queued for the stream (Triton stamps its send end
+  // once the write is started, too).
+  if (info.trace && was_final)
+    info.trace->stamp("GRPC_SEND_END", runtime::now_ns());
   for (auto& c : cancels)
     c();
 }
@@ -189,6 +197,7 @@ void stream_call::submit(const std::shared_ptr<stream_call>& self) {
   info.model_name = request.model_name();
   info.model_version = request.model_version();
   info.empty_final = empty_final_requested(request);
+  info.trace = start_call_trace(*server, request.model_name(), trace_context);
   protocol::admission::ticket admitted;
   auto prepared = [&]() -> runtime::result<prepared_infer> {
     if (calls->stopping())
@@ -221,6 +230,7 @@ void stream_call::submit(const std::shared_ptr<stream_call>& self) {
   }
   // A small request to an idle instance may be answered before this returns
   // (reading is still set, so the answer starts no read).
+  prepared->request.trace = info.trace;
   auto cancel = server->infer_inline(std::move(prepared->request),
                                      [self, info](runtime::inference_response&& r) {
                                        self->on_response(info, std::move(r));

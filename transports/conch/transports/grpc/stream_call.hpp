@@ -41,6 +41,8 @@ struct stream_call : std::enable_shared_from_this<stream_call> {
   bool grpc_error = false;
   /// Metadata added to each request.
   forwarded_headers forwarded;
+  /// The W3C trace context of the stream's metadata, for traced requests.
+  std::optional<runtime::trace_context> trace_context;
   /// Where a model's thread hands the stream's next gRPC operations while
   /// other calls are in flight; null: it starts them itself.
   finisher* finishing = nullptr;

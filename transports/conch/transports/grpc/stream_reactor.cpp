@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "conch/transports/grpc/call_trace.hpp"
 #include "conch/transports/grpc/grpc_status.hpp"
 #include "conch/transports/grpc/stream_call.hpp"
 
@@ -58,6 +59,8 @@ stream_reactor* stream_reactor::start(::grpc::CallbackServerContext* ctx, gatewa
   call->max_outstanding = settings.max_outstanding == 0 ? 1 : settings.max_outstanding;
   call->grpc_error = grpc_error_requested(*ctx);
   call->forwarded = std::move(settings.forwarded);
+  if (runtime::tracing_active())
+    call->trace_context = trace_context_of(*ctx);
   call->finishing = settings.finishing;
   self->call_ = call;
   auto ticket = call->calls->admit();

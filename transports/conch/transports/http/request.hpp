@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -37,6 +38,9 @@ class request {
   int version_minor = 1;
   /// True when the connection stays open after this request's response.
   bool keep_alive = true;
+  /// When its first byte was parsed (now_ns()); taken only while the
+  /// process traces requests (runtime::tracing_active()), 0 otherwise.
+  uint64_t received_ns = 0;
   /// The body's share of the frontend's input budget, given back when the
   /// request is destroyed.
   runtime::statistics::byte_ticket input_bytes;

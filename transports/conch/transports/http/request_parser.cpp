@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "conch/runtime/clock.hpp"
+#include "conch/runtime/request_trace.hpp"
 #include "conch/transports/http/owned_bytes.hpp"
 #include "conch/transports/http/request_target.hpp"
 
@@ -75,6 +77,9 @@ bool request_parser::count_head_bytes(size_t size) {
 int request_parser::on_message_begin(llhttp_t* p) {
   auto& self_ = self(p);
   self_.req_ = std::make_shared<request>();
+  // Only a server that traces needs to know when a request began.
+  if (runtime::tracing_active())
+    self_.req_->received_ns = runtime::now_ns();
   self_.url_.clear();
   self_.field_.clear();
   self_.value_.clear();

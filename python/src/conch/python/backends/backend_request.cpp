@@ -5,6 +5,7 @@
 
 #include <pybind11/stl.h>
 
+#include "conch/python/backends/bls_gateway.hpp"
 #include "conch/python/gil.hpp"
 #include "conch/python/request.hpp"
 #include "conch/python/status.hpp"
@@ -193,6 +194,11 @@ void bind_backend_request(py::module_& m) {
     .def_property_readonly("parameters",
                            [](const br& r) { return parameters_to_dict(r.request().parameters); })
     .def_property_readonly("final_sent", &br::final_sent)
+    .def_property_readonly("trace",
+                           [](const br& r) -> py::object {
+                             const auto& t = r.request().trace;
+                             return t ? py::cast(trace_handle{t}) : py::none();
+                           })
     .def("inputs", [](const br& r) { return tensor_tuples(r.request().inputs); },
          "(name, data_type, shape, data_ptr, memory_type, memory_type_id, size, Buffer) "
          "per input.")

@@ -15,9 +15,28 @@ namespace conch::python::backends {
 
 namespace py = pybind11;
 
+std::string trace_handle::context_json() const {
+  auto c = trace->child_context();
+  auto hex = [](const uint8_t* p, size_t n) {
+    static const char digits[] = "0123456789abcdef";
+    std::string out;
+    for (size_t i = 0; i < n; ++i) {
+      out += digits[p[i] >> 4];
+      out += digits[p[i] & 15];
+    }
+    return out;
+  };
+  uint8_t flags = c.flags == 0 ? 1 : c.flags;  // a traced request is sampled
+  std::string json = "{\"traceparent\":\"00-" + hex(c.trace_id.data(), 16) + "-"
+                     + hex(c.parent_span_id.data(), 8) + "-" + hex(&flags, 1) + "\"";
+  if (!c.state.empty())
+    json += ",\"tracestate\":\"" + c.state + "\"";
+  return json + "}";
+}
+
 submitted_request bls_gateway::infer(const request_fields& fields,
                                      const std::vector<std::string>& outputs, bool decoupled,
-                                     py::object on_response) {
+                                     py::object on_response, const trace_handle* trace) {
   // A model's worker lets deferred releases be (gil.hpp, rule 3): they could
   // run finalizers that wait for this very thread.
   if (!runtime::this_thread_runs_models)
@@ -46,6 +65,8 @@ submitted_request bls_gateway::infer(const request_fields& fields,
               "the 'exec' or 'async_exec' calls for decoupled models.'");
   auto request = build_request(fields);
   request.requested_outputs = outputs;
+  if (trace != nullptr && trace->trace)
+    request.trace = trace->trace->spawn_child(name);
   py_ref callable;
   if (!on_response.is_none())
     callable = py_ref::borrow(on_response.ptr());
@@ -112,6 +133,11 @@ bool bls_gateway::ready(const std::string& name, int64_t version) const {
 }
 
 void bind_bls_gateway(py::module_& m) {
+  py::class_<trace_handle>(m, "RequestTrace", "The trace of a request a Python model runs.")
+    .def_property_readonly("id", [](const trace_handle& t) { return t.trace->id(); })
+    .def_property_readonly("parent_id",
+                           [](const trace_handle& t) { return t.trace->parent_id(); })
+    .def("context_json", &trace_handle::context_json);
   py::class_<bls_gateway, std::shared_ptr<bls_gateway>>(
     m, "BlsGateway", "The server's models as one Python model calls them (BLS).")
     .def(
@@ -119,7 +145,7 @@ void bind_bls_gateway(py::module_& m) {
       [](bls_gateway& g, std::string model_name, int64_t model_version, py::list inputs,
          py::dict parameters, py::object request_id, uint32_t flags, py::object correlation_id,
          uint64_t timeout_us, std::vector<std::string> outputs, bool decoupled,
-         py::object on_response) {
+         py::object on_response, const trace_handle* trace) {
         request_fields f;
         f.model_name = std::move(model_name);
         f.model_version = model_version;
@@ -129,11 +155,12 @@ void bind_bls_gateway(py::module_& m) {
         f.flags = flags;
         f.correlation_id = std::move(correlation_id);
         f.timeout_us = timeout_us;
-        return g.infer(f, outputs, decoupled, std::move(on_response));
+        return g.infer(f, outputs, decoupled, std::move(on_response), trace);
       },
       py::arg("model_name"), py::arg("model_version"), py::arg("inputs"), py::arg("parameters"),
       py::arg("request_id"), py::arg("flags"), py::arg("correlation_id"), py::arg("timeout_us"),
       py::arg("outputs"), py::arg("decoupled"), py::arg("on_response") = py::none(),
+      py::arg("trace") = nullptr,
       "Submits a request to a model of this server; returns its RequestHandle.")
     .def("load", &bls_gateway::load, py::arg("name"), py::arg("config_json"), py::arg("files"),
          "Loads a model and waits (GIL released); raises its failure.")

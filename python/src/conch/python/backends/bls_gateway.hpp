@@ -19,6 +19,18 @@
 
 namespace conch::python::backends {
 
+/// The trace of a request a Python model runs (pb_utils.InferenceTrace's
+/// native side): passed to a BLS request, it makes that request a child
+/// trace of it.
+struct trace_handle {
+  runtime::request_trace_ptr trace;
+
+  /// The W3C trace context the request's children continue, as Triton
+  /// hands it to backends: {"traceparent": "00-<trace id>-<span id>-<flags>"}
+  /// plus "tracestate" when the request came with one.
+  std::string context_json() const;
+};
+
 /// The server's models as one Python model version calls them. Thread-safe.
 class bls_gateway {
  public:
@@ -36,8 +48,11 @@ class bls_gateway {
   /// take, and UnavailableError once the server stops, unless the calling
   /// model still has requests of its own to finish (the stop drains those,
   /// BLS calls included). Requires the GIL; submits without it.
+  /// `trace`, when set, is the calling request's: the request is traced as
+  /// its child.
   submitted_request infer(const request_fields& fields, const std::vector<std::string>& outputs,
-                          bool decoupled, pybind11::object on_response);
+                          bool decoupled, pybind11::object on_response,
+                          const trace_handle* trace = nullptr);
 
   /// Loads `name` as a load request would (optional JSON configuration and
   /// files, path to bytes) and waits with the GIL released until it is

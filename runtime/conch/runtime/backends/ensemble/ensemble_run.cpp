@@ -84,6 +84,9 @@ job_ptr ensemble_run::step_request(size_t s) {
   r.priority = parent.priority;
   r.timeout_us = parent.timeout_us;
   r.parameters = parent.parameters;
+  // A traced ensemble traces each step, as a child of its own trace.
+  if (parent.trace)
+    r.trace = parent.trace->spawn_child(step.model_name);
   r.inputs.reserve(step.inputs.size());
   for (const auto& [name, t] : step.inputs)
     if (const auto& v = values_[t].value) {

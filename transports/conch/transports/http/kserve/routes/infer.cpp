@@ -1,6 +1,8 @@
 #include <memory>
 #include <optional>
 
+#include "conch/runtime/clock.hpp"
+
 #include "conch/transports/http/compression.hpp"
 #include "conch/transports/http/kserve/codec/decode_infer_request.hpp"
 #include "conch/transports/http/kserve/codec/encode_error.hpp"
@@ -26,15 +28,23 @@ struct pending_infer {
   std::optional<runtime::inference_response> early;  // a non-final response
   // The shared-memory outputs' regions; null when there are none.
   std::shared_ptr<shm::output_regions> shm_outputs;
+  // The request's trace when it was sampled; let go once the answer is sent.
+  runtime::request_trace_ptr trace;
 
   void answer(response resp) {
     if (auto r = req.lock())
       compress_for(*r, resp);
     res.send(std::move(resp));
     ticket.reset();
+    if (trace) {
+      trace->stamp("HTTP_SEND_END", runtime::now_ns());
+      trace.reset();
+    }
   }
 
   void on_response(runtime::inference_response&& r) {
+    if (trace && r.final)
+      trace->stamp("HTTP_SEND_START", runtime::now_ns());
     if (!r.error.is_ok()) {
       answer(codec::encode_error(r.error));
       return;
@@ -78,10 +88,32 @@ runtime::result<codec::decoded_infer> decode(const route_call& call,
   return decoded;
 }
 
+// Samples the request for tracing (before anything else, as Triton does, so
+// the rate counts every request) and stamps its receipt.
+runtime::request_trace_ptr start_trace(const route_call& call) {
+  if (!runtime::tracing_active())
+    return nullptr;
+  std::optional<runtime::trace_context> context;
+  if (const auto* parent = call.req->headers.find("traceparent")) {
+    const auto* state = call.req->headers.find("tracestate");
+    context = runtime::parse_traceparent(*parent, state ? *state : std::string{});
+  }
+  auto trace = call.settings.server->sample_trace(call.target.model, context.has_value());
+  if (!trace)
+    return nullptr;
+  auto now = runtime::now_ns();
+  trace->stamp("HTTP_RECV_START", call.req->received_ns != 0 ? call.req->received_ns : now);
+  trace->stamp("HTTP_RECV_END", now);
+  if (context)
+    trace->set_context(std::move(*context));
+  return trace;
+}
+
 } // namespace
 
 void serve_infer(route_call&& call) {
   auto& server = *call.settings.server;
+  auto trace = start_trace(call);
   auto config = server.model_config(call.target.model, call.target.version);
   if (!config) {
     call.res.send(codec::encode_error(config.error()));
@@ -105,9 +137,10 @@ void serve_infer(route_call&& call) {
   if (*shm_outputs)
     decoded->request.allocator = *shm_outputs;
   auto request = std::move(decoded->request);
+  request.trace = trace;
   auto pending = std::make_shared<pending_infer>(
     pending_infer{std::move(*decoded), std::move(call.res), std::move(call.ticket), call.req,
-                  std::nullopt, std::move(*shm_outputs)});
+                  std::nullopt, std::move(*shm_outputs), std::move(trace)});
   // The loop may run a small request itself: the answer then goes through
   // the responder's queue before infer_inline returns.
   auto cancel = server.infer_inline(std::move(request), [pending](runtime::inference_response&& r) {

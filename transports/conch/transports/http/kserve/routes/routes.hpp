@@ -41,7 +41,7 @@ void serve_repository_unload(route_call&& call);
 /// GET and POST /v2/logging.
 void serve_logging(route_call&& call);
 
-/// GET and POST of the trace settings: this server has no tracing.
+/// GET and POST of the trace settings, global or a model's.
 void serve_trace(route_call&& call);
 
 /// /v2/systemsharedmemory[/region/{r}]/{status,register,unregister}.
