@@ -106,7 +106,16 @@ class Server:
         priority: int,
         timeout: int,
         on_response: Optional[Callable[[Response], None]],
+        trace: Optional[Trace] = None,
+        outputs: list[str] = ...,
     ) -> RequestHandle: ...
+
+class Trace:
+    """A request trace whose finished record goes to a Python callable."""
+
+    def __init__(self, level: int, parent_id: int, deliver: Callable[[dict], None]) -> None: ...
+    @property
+    def id(self) -> int: ...
 
 class BackendRequest:
     """One request of a batch, as a backend written in Python sees it."""

@@ -38,9 +38,10 @@ ensemble_scheduling { step [
 
 CORE = ["REQUEST_START", "QUEUE_START", "COMPUTE_START", "COMPUTE_INPUT_END",
         "COMPUTE_OUTPUT_START", "COMPUTE_END", "REQUEST_END"]
-HTTP_STAMPS = (["HTTP_RECV_START", "HTTP_RECV_END"], ["HTTP_SEND_START", "HTTP_SEND_END"])
+HTTP_STAMPS = (["HTTP_RECV_START", "HTTP_RECV_END"],
+               ["INFER_RESPONSE_COMPLETE", "HTTP_SEND_START", "HTTP_SEND_END"])
 GRPC_STAMPS = (["GRPC_WAITREAD_START", "GRPC_WAITREAD_END"],
-               ["GRPC_SEND_START", "GRPC_SEND_END"])
+               ["INFER_RESPONSE_COMPLETE", "GRPC_SEND_START", "GRPC_SEND_END"])
 
 
 @pytest.fixture
@@ -205,7 +206,8 @@ def test_ensemble_steps_are_child_traces(start, tmp_path: pathlib.Path) -> None:
     names = [n for n, _ in parent["stamps"]]
     # An ensemble computes nothing of its own.
     assert names == ["HTTP_RECV_START", "HTTP_RECV_END", "REQUEST_START", "QUEUE_START",
-                     "REQUEST_END", "HTTP_SEND_START", "HTTP_SEND_END"]
+                     "REQUEST_END", "INFER_RESPONSE_COMPLETE", "HTTP_SEND_START",
+                     "HTTP_SEND_END"]
     steps = [t for t in traces.values() if t["header"]["model_name"] == "m"]
     assert len(steps) == 2
     for step in steps:

@@ -1,5 +1,6 @@
 #include "conch/actors/http_post.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -22,12 +23,15 @@ struct socket_guard {
   }
 };
 
-// Waits until `fd` is ready for `events`, at most `timeout`.
-bool wait_for(int fd, short events, std::chrono::milliseconds timeout) {
+using clock = std::chrono::steady_clock;
+
+// Waits until `fd` is ready for `events`, at most until `deadline`.
+bool wait_for(int fd, short events, clock::time_point deadline) {
   pollfd p{fd, events, 0};
   int n;
   do {
-    n = ::poll(&p, 1, static_cast<int>(timeout.count()));
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
+    n = ::poll(&p, 1, static_cast<int>(std::max<int64_t>(0, left.count())));
   } while (n < 0 && errno == EINTR);
   return n > 0 && (p.revents & (events | POLLHUP | POLLERR)) != 0;
 }
@@ -37,8 +41,8 @@ runtime::status failed(const http_endpoint& to, const std::string& what) {
                               + what);
 }
 
-// A non-blocking connection to `to`, within `timeout`.
-runtime::status connect_to(const http_endpoint& to, std::chrono::milliseconds timeout,
+// A non-blocking connection to `to`, by `deadline`.
+runtime::status connect_to(const http_endpoint& to, clock::time_point deadline,
                            socket_guard& s) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -54,7 +58,7 @@ runtime::status connect_to(const http_endpoint& to, std::chrono::milliseconds ti
       continue;
     int rc = ::connect(candidate.fd, a->ai_addr, a->ai_addrlen);
     if (rc != 0 && errno == EINPROGRESS) {
-      if (!wait_for(candidate.fd, POLLOUT, timeout)) {
+      if (!wait_for(candidate.fd, POLLOUT, deadline)) {
         error = "connect timed out";
         continue;
       }
@@ -103,8 +107,11 @@ runtime::result<http_endpoint> parse_http_url(const std::string& url) {
 
 runtime::status http_post(const http_endpoint& to, const std::string& content_type,
                           const std::string& body, std::chrono::milliseconds timeout) {
+  // One deadline for the whole attempt: a collector that takes the bytes
+  // slowly cannot stretch it.
+  auto deadline = clock::now() + timeout;
   socket_guard s;
-  CONCH_RUNTIME_RETURN_IF_ERROR(connect_to(to, timeout, s));
+  CONCH_RUNTIME_RETURN_IF_ERROR(connect_to(to, deadline, s));
   std::string head = "POST " + to.path + " HTTP/1.1\r\nHost: " + to.host + ":" + to.port
                      + "\r\nContent-Type: " + content_type
                      + "\r\nContent-Length: " + std::to_string(body.size())
@@ -113,7 +120,7 @@ runtime::status http_post(const http_endpoint& to, const std::string& content_ty
   for (const auto* part : parts) {
     size_t sent = 0;
     while (sent < part->size()) {
-      if (!wait_for(s.fd, POLLOUT, timeout))
+      if (!wait_for(s.fd, POLLOUT, deadline))
         return failed(to, "send timed out");
       auto n = ::send(s.fd, part->data() + sent, part->size() - sent, MSG_NOSIGNAL);
       if (n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -127,7 +134,7 @@ runtime::status http_post(const http_endpoint& to, const std::string& content_ty
   std::string answer;
   char buf[512];
   while (answer.find("\r\n") == std::string::npos && answer.size() < 4096) {
-    if (!wait_for(s.fd, POLLIN, timeout))
+    if (!wait_for(s.fd, POLLIN, deadline))
       return failed(to, "no answer in time");
     auto n = ::recv(s.fd, buf, sizeof buf, 0);
     if (n < 0 && (errno == EAGAIN || errno == EINTR))

@@ -21,7 +21,9 @@ runtime::result<http_endpoint> parse_http_url(const std::string& url);
 
 /// POSTs `body` to `to` over a fresh connection and reads the status line:
 /// ok for a 2xx answer, UNAVAILABLE for anything else. Blocks the calling
-/// thread for at most about `timeout` per step (connect, send, answer).
+/// thread for at most `timeout` in all, once the host name is resolved
+/// (which getaddrinfo does without a timeout: use an address, or a name the
+/// machine resolves locally, for a collector that must never hold a stop).
 runtime::status http_post(const http_endpoint& to, const std::string& content_type,
                           const std::string& body, std::chrono::milliseconds timeout);
 

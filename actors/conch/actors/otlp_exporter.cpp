@@ -69,7 +69,9 @@ void otlp_exporter::close() {
 }
 
 void otlp_exporter::run() {
-  const auto delay = std::chrono::milliseconds{settings_.bsp_schedule_delay_ms};
+  // At least a millisecond: a delay of 0 would spin.
+  const auto delay =
+    std::chrono::milliseconds{std::max<uint32_t>(1, settings_.bsp_schedule_delay_ms)};
   const size_t batch_size = std::max<uint32_t>(1, settings_.bsp_max_export_batch_size);
   std::unique_lock<std::mutex> lock{mu_};
   for (;;) {

@@ -125,8 +125,9 @@ void append_spans(const trace_record& trace, int64_t unix_offset_ns,
   builder b{unix_offset_ns,
             trace.context.valid() ? bytes_of(trace.context.trace_id) : random_bytes(16),
             trace.context.state, out};
+  // Below the caller's span only when the request came with one.
   std::string parent;
-  if (trace.context.valid())
+  if (trace.context.valid() && trace.context.remote)
     parent = bytes_of(trace.context.parent_span_id);
   uint64_t first = 0;
   uint64_t last = 0;

@@ -1,5 +1,6 @@
 #include "conch/actors/otlp_spans.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include <gtest/gtest.h>
@@ -87,12 +88,16 @@ TEST(otlp_spans, nest_as_tritons_do) {
 
 TEST(otlp_spans, a_request_without_context_starts_a_trace) {
   auto r = model_record(1, 0, "m", 10, true);
+  // A context made up for children (an ensemble's, a BLS call's) is no
+  // caller's: the root span still has no parent.
+  std::fill(r.context.trace_id.begin(), r.context.trace_id.end(), 7);
+  std::fill(r.context.parent_span_id.begin(), r.context.parent_span_id.end(), 0);
   google::protobuf::RepeatedPtrField<otlp::Span> spans;
   append_spans(r, 0, spans);
   ASSERT_EQ(spans.size(), 3);
   EXPECT_EQ(spans[0].name(), "InferRequest");
   EXPECT_TRUE(spans[0].parent_span_id().empty());
-  EXPECT_EQ(spans[0].trace_id().size(), 16u);
+  EXPECT_EQ(spans[0].trace_id(), std::string(16, '\x07'));
 }
 
 TEST(otlp_spans, the_resource_names_the_service) {

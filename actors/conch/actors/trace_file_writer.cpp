@@ -1,5 +1,6 @@
 #include "conch/actors/trace_file_writer.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -48,7 +49,13 @@ trace_file_writer::~trace_file_writer() { close(); }
 
 std::shared_ptr<trace_stream> trace_file_writer::open_stream(uint32_t log_frequency,
                                                              int32_t count) {
-  return std::make_shared<trace_stream>(shared_from_this(), log_frequency, count);
+  auto stream = std::make_shared<trace_stream>(shared_from_this(), log_frequency, count);
+  std::lock_guard<std::mutex> guard{mu_};
+  streams_.erase(std::remove_if(streams_.begin(), streams_.end(),
+                                [](const auto& w) { return w.expired(); }),
+                 streams_.end());
+  streams_.push_back(stream);
+  return stream;
 }
 
 void trace_file_writer::enqueue(item&& it, size_t traces) noexcept {
@@ -110,7 +117,18 @@ void trace_file_writer::run() {
     idle_.notify_all();
   }
   ended_ = true;
+  auto streams = streams_;
   lock.unlock();
+  // Streams a request still holds: what they hold back goes now, as the
+  // rest of an ended stream would.
+  for (auto& weak : streams)
+    if (auto s = weak.lock()) {
+      item rest;
+      rest.rest = std::move(s->held_);
+      rest.rest_frequency = s->log_frequency_;
+      s->held_.clear();
+      process(rest);
+    }
   if (plain_ != nullptr) {
     std::fputs("]", plain_);
     std::fclose(plain_);

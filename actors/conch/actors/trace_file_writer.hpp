@@ -83,6 +83,9 @@ class trace_file_writer : public std::enable_shared_from_this<trace_file_writer>
   std::condition_variable wake_;
   std::condition_variable idle_;
   std::deque<item> queue_;  // guarded by mu_
+  // Every stream opened, to write what they hold when the writer closes
+  // while a request still holds one. Guarded by mu_.
+  std::vector<std::weak_ptr<trace_stream>> streams_;
   size_t queued_ = 0;       // traces in queue_, guarded by mu_
   bool closing_ = false;    // guarded by mu_
   bool writing_ = false;    // guarded by mu_

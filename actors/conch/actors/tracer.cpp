@@ -1,5 +1,8 @@
 #include "conch/actors/tracer.hpp"
 
+#include <chrono>
+#include <thread>
+
 #include "conch/actors/otlp_exporter.hpp"
 #include "conch/actors/trace_file_writer.hpp"
 #include "conch/runtime/logging/log.hpp"
@@ -19,11 +22,15 @@ struct tracer::sampler {
   uint64_t seen = 0;     // guarded by mu
   int32_t left = -1;     // guarded by mu
 
-  bool may_sample() const { return settings.level != 0 && sink != nullptr; }
+  // What a trace records: OpenTelemetry mode takes timestamps only.
+  uint32_t level = 0;
+
+  bool may_sample() const { return level != 0 && sink != nullptr; }
 };
 
 tracer::tracer(trace_settings global)
   : ids_(std::make_shared<std::atomic<uint64_t>>(0)),
+    live_(std::make_shared<std::atomic<int64_t>>(0)),
     global_(global), startup_(std::move(global)) {
   std::lock_guard<std::mutex> guard{mu_};
   global_sampler_ = make_sampler(global_);
@@ -36,11 +43,13 @@ std::shared_ptr<tracer::sampler> tracer::make_sampler(const trace_settings& s) {
   auto out = std::make_shared<sampler>();
   out->settings = s;
   out->left = s.count;
-  if (s.level == 0 || closed_)
+  bool otel = s.mode == trace_mode::opentelemetry;
+  out->level = otel ? s.level & runtime::trace_timestamps : s.level;
+  if (otel && (s.level & runtime::trace_tensors) != 0 && !closed_)
+    CONCH_LOG_WARN << "Tensor level tracing is not supported by the mode: opentelemetry";
+  if (out->level == 0 || closed_)
     return out;
-  if (s.mode == trace_mode::opentelemetry) {
-    if ((s.level & runtime::trace_tensors) != 0)
-      CONCH_LOG_WARN << "Tensor level tracing is not supported by the mode: opentelemetry";
+  if (otel) {
     if (!exporter_)
       exporter_ = std::make_shared<otlp_exporter>(s.opentelemetry, ids_);
     out->sink = exporter_;
@@ -92,11 +101,14 @@ runtime::request_trace_ptr tracer::sample_slow(const std::string& model, bool pr
     if (sampled && s->left > 0)
       --s->left;
   }
-  // OpenTelemetry mode records timestamps only.
-  auto level = s->settings.mode == trace_mode::opentelemetry
-                 ? s->settings.level & runtime::trace_timestamps
-                 : s->settings.level;
-  return std::make_shared<runtime::request_trace>(s->sink, level, model);
+  // Counted until it reached its sink (its deleter runs after the
+  // destructor handed it over), so that flush() can wait for it.
+  live_->fetch_add(1, std::memory_order_relaxed);
+  return runtime::request_trace_ptr{new runtime::request_trace(s->sink, s->level, model),
+                                    [live = live_](runtime::request_trace* t) {
+                                      delete t;
+                                      live->fetch_sub(1, std::memory_order_release);
+                                    }};
 }
 
 trace_settings tracer::settings(const std::string& model) const {
@@ -145,6 +157,13 @@ tracer::update(const std::string& model, const runtime::tracing::trace_settings_
 }
 
 void tracer::flush() {
+  // The traces of requests that finished a moment ago may still be held by
+  // their jobs on another thread: wait for them (not for ever: a request
+  // that never ends keeps its trace).
+  using clock = std::chrono::steady_clock;
+  auto give_up = clock::now() + std::chrono::seconds{10};
+  while (live_->load(std::memory_order_acquire) > 0 && clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::milliseconds{1});
   std::map<std::string, std::shared_ptr<trace_file_writer>> files;
   std::shared_ptr<otlp_exporter> exporter;
   {

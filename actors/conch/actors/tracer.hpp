@@ -50,7 +50,10 @@ class tracer {
   runtime::result<runtime::tracing::trace_settings>
   update(const std::string& model, const runtime::tracing::trace_settings_update& update);
 
-  /// Waits until every trace finished so far is written.
+  /// Waits until the traces of the requests that have finished are written
+  /// (or exported): those a request still holds, for up to 10 s, then what
+  /// the writers have queued. Traces held back for a log frequency or a
+  /// count stay held.
   void flush();
 
   /// Samples no more, writes the rest and closes the files. Idempotent.
@@ -66,6 +69,8 @@ class tracer {
   void refresh_active();
 
   const std::shared_ptr<std::atomic<uint64_t>> ids_;
+  // Traces sampled and not yet handed to their sinks.
+  const std::shared_ptr<std::atomic<int64_t>> live_;
   std::atomic<bool> active_{false};
 
   mutable std::mutex mu_;

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <rapidjson/document.h>
 
@@ -121,6 +122,38 @@ TEST(tracer, a_models_own_settings_sample_apart_from_the_global_ones) {
   EXPECT_EQ(traces_in(dir.path / "t.json"), 1u);  // "loud"'s
 }
 
+TEST(tracer, close_writes_what_a_stream_holds_back_while_a_request_holds_it) {
+  temp_dir dir;
+  tracer t{file_settings(dir.path / "t.json")};
+  trace_settings_update freq;
+  freq.log_frequency = {true, 2u};
+  ASSERT_TRUE(t.update("", freq));
+  take(t, "m", 1);            // held back for the next indexed file
+  auto late = t.sample("m");  // a request that outlives the stop
+  ASSERT_TRUE(late);
+  t.close();
+  EXPECT_EQ(traces_in(dir.path / "t.json.0"), 1u);
+  late.reset();  // finished after the stop: dropped
+  EXPECT_FALSE(fs::exists(dir.path / "t.json.1"));
+}
+
+TEST(tracer, flush_waits_for_a_trace_its_request_lets_go_a_moment_later) {
+  temp_dir dir;
+  tracer t{file_settings(dir.path / "t.json", 1)};
+  trace_settings_update count;
+  count.count = {true, 1};
+  ASSERT_TRUE(t.update("", count));
+  auto held = t.sample("m");
+  std::thread later{[&held] {
+    std::this_thread::sleep_for(std::chrono::milliseconds{20});
+    held.reset();
+  }};
+  t.flush();
+  later.join();
+  EXPECT_EQ(traces_in(dir.path / "t.json.0"), 1u);
+  t.close();
+}
+
 TEST(tracer, opentelemetry_mode_traces_a_propagated_request_whatever_the_rate) {
   trace_settings s;
   s.mode = runtime::tracing::trace_mode::opentelemetry;
@@ -136,7 +169,7 @@ TEST(tracer, opentelemetry_mode_traces_a_propagated_request_whatever_the_rate) {
   t.close();
 }
 
-TEST(tracer, the_writer_drops_past_its_queue_and_when_the_file_cannot_be_made) {
+TEST(tracer, the_writer_drops_traces_when_the_file_cannot_be_made) {
   auto ids = std::make_shared<std::atomic<uint64_t>>(0);
   auto writer = std::make_shared<trace_file_writer>("/nonexistent-dir/t.json", ids);
   auto stream = writer->open_stream(0, -1);

@@ -79,6 +79,7 @@ std::optional<trace_context> parse_traceparent(std::string_view traceparent,
     return std::nullopt;
   c.flags = flags[0];
   c.state = std::string{tracestate};
+  c.remote = true;
   return c;
 }
 
@@ -130,6 +131,7 @@ trace_context request_trace::child_context() {
   }
   trace_context c = record_.context;
   c.parent_span_id = record_.span_id;
+  c.remote = false;
   return c;
 }
 
@@ -146,6 +148,8 @@ void request_trace::record_job(const inference_request& request, const job_times
                                uint64_t end) {
   std::lock_guard<std::mutex> guard{mu_};
   auto& r = record_;
+  if (r.model_name.empty())
+    r.model_name = request.model_name;  // a trace made before its request
   r.model_version = version;
   r.request_id = request.id;
   if ((r.level & trace_timestamps) != 0) {
@@ -166,10 +170,18 @@ void request_trace::record_job(const inference_request& request, const job_times
     add("REQUEST_END", end);
   }
   if ((r.level & trace_tensors) != 0) {
+    // Copies, as Triton renders them at once: a client may reuse a shared
+    // memory region, or an output buffer, before the trace is written.
+    auto copy = [](const tensor& t) {
+      tensor c{t.name, t.type, t.shape, {}};
+      if (t.data.host_accessible() && t.data.data() != nullptr)
+        c.data = buffer::copy_of(t.data.data(), t.data.size());
+      return c;
+    };
     for (const auto& t : request.inputs)
-      r.tensors.push_back({"TENSOR_QUEUE_INPUT", t});
+      r.tensors.push_back({"TENSOR_QUEUE_INPUT", copy(t)});
     for (const auto& t : final.outputs)
-      r.tensors.push_back({"TENSOR_BACKEND_OUTPUT", t});
+      r.tensors.push_back({"TENSOR_BACKEND_OUTPUT", copy(t)});
   }
 }
 

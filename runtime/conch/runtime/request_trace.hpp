@@ -33,6 +33,9 @@ struct trace_context {
   std::array<uint8_t, 8> parent_span_id{};
   uint8_t flags = 0;
   std::string state;
+  /// True when the context came with the request (a caller's span is the
+  /// parent); false for one a trace made up for its children.
+  bool remote = false;
 
   bool valid() const noexcept;
 };
@@ -52,8 +55,8 @@ struct trace_stamp {
 };
 
 /// A tensor the TENSORS level records, with the activity it was seen in
-/// ("TENSOR_QUEUE_INPUT", "TENSOR_BACKEND_OUTPUT"). Aliases the tensor's
-/// bytes until the trace is written.
+/// ("TENSOR_QUEUE_INPUT", "TENSOR_BACKEND_OUTPUT"): a copy of its host
+/// bytes (none for device memory).
 struct trace_tensor {
   const char* activity;
   tensor value;

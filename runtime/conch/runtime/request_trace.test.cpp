@@ -23,6 +23,7 @@ TEST(request_trace, reads_w3c_traceparent) {
   EXPECT_EQ(c->parent_span_id[7], 0x24);
   EXPECT_EQ(c->flags, 1);
   EXPECT_EQ(c->state, "k=v");
+  EXPECT_TRUE(c->remote);
   // Malformed, upper case, all-zero ids, version 00 with more fields.
   for (const char* bad : {"", "00-0af7651916cd43dd8448eb211c12666c-b7ad6b7169242424",
                           "00-0AF7651916CD43DD8448EB211C12666C-b7ad6b7169242424-01",
@@ -56,6 +57,7 @@ TEST(request_trace, reaches_its_sink_with_its_children_when_let_go) {
   // The children continue the request's trace.
   EXPECT_EQ(r.children[0].context.trace_id, r.context.trace_id);
   EXPECT_TRUE(r.context.valid());
+  EXPECT_FALSE(r.context.remote);  // made up: no caller's span above it
 }
 
 TEST(request_trace, a_job_records_the_cores_timestamps_at_its_end) {

@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include "conch/python/bindings.hpp"
+#include "conch/python/py_trace.hpp"
 #include "conch/python/server.hpp"
 
 namespace conch::python {
@@ -15,7 +16,8 @@ namespace {
 submitted_request infer(py_server& s, std::string model_name, int64_t model_version,
                         py::list inputs, py::dict parameters, py::object request_id,
                         uint32_t flags, py::object correlation_id, uint64_t priority,
-                        uint64_t timeout_us, py::object on_response) {
+                        uint64_t timeout_us, py::object on_response, python_trace* trace,
+                        std::vector<std::string> outputs) {
   request_fields f;
   f.model_name = std::move(model_name);
   f.model_version = model_version;
@@ -26,6 +28,10 @@ submitted_request infer(py_server& s, std::string model_name, int64_t model_vers
   f.correlation_id = std::move(correlation_id);
   f.priority = priority;
   f.timeout_us = timeout_us;
+  // The request takes the trace over, as Triton's does.
+  if (trace != nullptr)
+    f.trace = std::move(trace->trace);
+  f.outputs = std::move(outputs);
   return s.infer(f, std::move(on_response));
 }
 
@@ -66,8 +72,10 @@ void bind_server(py::module_& m) {
     .def("infer", &infer, py::arg("model_name"), py::arg("model_version"), py::arg("inputs"),
          py::arg("parameters"), py::arg("request_id"), py::arg("flags"),
          py::arg("correlation_id"), py::arg("priority"), py::arg("timeout"),
-         py::arg("on_response"),
-         "Submits a request and returns its RequestHandle; never blocks.");
+         py::arg("on_response"), py::arg("trace") = nullptr,
+         py::arg("outputs") = std::vector<std::string>{},
+         "Submits a request and returns its RequestHandle; never blocks. A _conch.Trace "
+         "given as `trace` goes with the request (and is used up).");
 }
 
 } // namespace conch::python

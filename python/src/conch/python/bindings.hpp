@@ -22,6 +22,9 @@ void bind_server(pybind11::module_& m);
 /// _conch.HttpFrontend and _conch.MetricsFrontend (bind_frontends.cpp).
 void bind_frontends(pybind11::module_& m);
 
+/// _conch.Trace (bind_trace.cpp).
+void bind_trace(pybind11::module_& m);
+
 /// _conch.MetricFamily and _conch.Metric (bind_metrics.cpp).
 void bind_metrics(pybind11::module_& m);
 

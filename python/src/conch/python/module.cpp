@@ -21,6 +21,7 @@ PYBIND11_MODULE(_conch, m) {
   conch::python::bind_server(m);
   conch::python::bind_frontends(m);
   conch::python::bind_metrics(m);
+  conch::python::bind_trace(m);
   conch::python::bind_logging(m);
   conch::python::backends::bind_backend_request(m);
   conch::python::backends::bind_bls_gateway(m);

@@ -89,6 +89,8 @@ runtime::inference_request build_request(const request_fields& f) {
   set_correlation_id(r, f.correlation_id);
   r.priority = f.priority;
   r.timeout_us = f.timeout_us;
+  r.trace = f.trace;
+  r.requested_outputs = f.outputs;
   r.inputs.reserve(f.inputs.size());
   for (py::handle item : f.inputs)
     r.inputs.push_back(tensor_from_tuple(item));

@@ -6,12 +6,14 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <pybind11/pybind11.h>
 
 #include "conch/actors/server.hpp"
 #include "conch/python/response_queue.hpp"
 #include "conch/runtime/inference_request.hpp"
+#include "conch/runtime/request_trace.hpp"
 
 namespace conch::python {
 
@@ -38,6 +40,11 @@ struct request_fields {
   pybind11::object correlation_id;
   uint64_t priority = 0;
   uint64_t timeout_us = 0;
+  /// The request's trace, made by the caller (_conch.Trace); null: the
+  /// server's settings decide.
+  runtime::request_trace_ptr trace;
+  /// The outputs to return; empty: all of them.
+  std::vector<std::string> outputs;
 };
 
 /// Request or response parameters from a dict of str to str, int, bool or

@@ -79,8 +79,11 @@ struct infer_call : std::enable_shared_from_this<infer_call> {
   // Called by the server for each response of the request, never
   // concurrently, the last one final.
   void on_response(runtime::inference_response&& r) {
-    if (trace && r.final)
-      trace->stamp("GRPC_SEND_START", runtime::now_ns());
+    if (trace && r.final) {
+      auto now = runtime::now_ns();
+      trace->stamp("INFER_RESPONSE_COMPLETE", now);
+      trace->stamp("GRPC_SEND_START", now);
+    }
     if (!r.error.is_ok()) {
       finish(r.error);
       return;

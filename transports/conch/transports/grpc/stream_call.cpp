@@ -126,8 +126,11 @@ bool stream_call::queue(const stream_request_info& info, stream_message_ptr m) {
 
 void stream_call::on_response(const stream_request_info& info, runtime::inference_response&& r) {
   bool was_final = r.final;
-  if (info.trace && was_final)
-    info.trace->stamp("GRPC_SEND_START", runtime::now_ns());
+  if (info.trace && was_final) {
+    auto now = runtime::now_ns();
+    info.trace->stamp("INFER_RESPONSE_COMPLETE", now);
+    info.trace->stamp("GRPC_SEND_START", now);
+  }
   stream_message_ptr m;
   if (!r.error.is_ok()) {
     if (!grpc_error)

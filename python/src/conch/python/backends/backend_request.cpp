@@ -10,6 +10,7 @@
 #include "conch/python/request.hpp"
 #include "conch/python/status.hpp"
 #include "conch/python/tensor_tuples.hpp"
+#include "conch/runtime/backends/common/job_output.hpp"
 
 namespace conch::python::backends {
 
@@ -95,6 +96,8 @@ bool backend_request::deliver(runtime::inference_response&& r, runtime::failure_
 }
 
 void backend_request::respond(py::handle outputs, bool final, py::handle parameters) {
+  // The model's first response begins the output phase (COMPUTE_OUTPUT_START).
+  runtime::backends::common::mark_output_start(*job_);
   runtime::inference_response r;
   r.final = final;
   if (!outputs.is_none()) {

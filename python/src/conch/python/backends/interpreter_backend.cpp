@@ -11,6 +11,7 @@
 #include "conch/python/backends/backend_request.hpp"
 #include "conch/python/backends/bls_gateway.hpp"
 #include "conch/python/gil.hpp"
+#include "conch/runtime/backends/common/job_output.hpp"
 #include "conch/runtime/model_config/json.hpp"
 
 namespace conch::python::backends {
@@ -147,6 +148,10 @@ class interpreter_instance final : public rb::backend_instance {
       py::list batch(requests.size());
       for (size_t i = 0; i < requests.size(); ++i)
         batch[i] = py::cast(requests[i]);
+      // The inputs are ready for the model: the input phase ends here
+      // (COMPUTE_INPUT_END), the model's own time begins.
+      for (auto& job : jobs)
+        runtime::backends::common::mark_input_end(*job);
       executing_scope scope{*execution_};
       python_half().attr("execute")(py::handle(runner_.get()), batch);
     });

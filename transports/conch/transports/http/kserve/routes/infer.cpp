@@ -43,8 +43,11 @@ struct pending_infer {
   }
 
   void on_response(runtime::inference_response&& r) {
-    if (trace && r.final)
-      trace->stamp("HTTP_SEND_START", runtime::now_ns());
+    if (trace && r.final) {
+      auto now = runtime::now_ns();
+      trace->stamp("INFER_RESPONSE_COMPLETE", now);
+      trace->stamp("HTTP_SEND_START", now);
+    }
     if (!r.error.is_ok()) {
       answer(codec::encode_error(r.error));
       return;
