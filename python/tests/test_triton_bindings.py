@@ -19,6 +19,7 @@ import numpy
 import pytest
 
 import tritonserver
+from conftest import identity_config, write_model
 from tritonserver import _c as b
 
 ADDSUB = b'''
@@ -428,3 +429,36 @@ def test_a_trace_reports_its_activities_and_is_released(server: b.TRITONSERVER_S
         ("TENSOR_BACKEND_OUTPUT", "OUTPUT1", [0.0] * 4),
         ("TENSOR_QUEUE_INPUT", "INPUT0", [1.0] * 4),
         ("TENSOR_QUEUE_INPUT", "INPUT1", [1.0] * 4)]
+
+
+def test_a_raw_input_stands_for_the_models_one_input(tmp_path: pathlib.Path,
+                                                     server: b.TRITONSERVER_Server) -> None:
+    # addsub has two inputs: refused when submitted, with Triton's text.
+    r = b.TRITONSERVER_InferenceRequest(server, "addsub", -1)
+    r.add_raw_input("RAW")
+    data = numpy.arange(4, dtype=numpy.float32)
+    r.append_input_data("RAW", data.ctypes.data, data.nbytes, b.TRITONSERVER_MemoryType.CPU, 0)
+    with pytest.raises(b.InvalidArgumentError, match="Raw request must only have 1 input"):
+        server.infer_async(r)
+    # A model with one input takes the bytes as that input.
+    write_model(tmp_path / "one", "ident", identity_config("TYPE_FP32"))
+    o = b.TRITONSERVER_ServerOptions()
+    o.set_model_repository_path(str(tmp_path / "one"))
+    o.set_model_control_mode(b.TRITONSERVER_ModelControlMode.NONE)
+    one = b.TRITONSERVER_Server(o)
+    try:
+        r = b.TRITONSERVER_InferenceRequest(one, "ident", -1)
+        r.add_raw_input("RAW")
+        r.append_input_data("RAW", data.ctypes.data, data.nbytes,
+                            b.TRITONSERVER_MemoryType.CPU, 0)
+        one.infer_async(r)
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        r.get_next_response(future)
+        response, _ = future.result(timeout=10)
+        response.throw_if_response_error()
+        name, _, shape, address, size, _, _ = response.output(0)
+        assert (name, list(shape)) == ("OUTPUT0", [4])
+        assert numpy.array_equal(
+            numpy.frombuffer(ctypes.string_at(address, size), dtype=numpy.float32), data)
+    finally:
+        one.stop()

@@ -202,10 +202,8 @@ class TRITONSERVER_InferenceRequest:  # noqa: N801
         if self._inputs:
             raise InvalidArgumentError(
                 f"raw input '{name}' can't be added to a request with other inputs")
-        if len(self._config_inputs) != 1:
-            raise InvalidArgumentError(
-                f"raw input '{name}' needs a model with exactly one input, "
-                f"'{self._model_name}' has {len(self._config_inputs)}")
+        # Whether the model has the one input a raw input stands for is
+        # checked when the request is submitted, as Triton does.
         self._inputs[name] = _Input(None, None, True)
 
     def remove_input(self, name: str) -> None:
@@ -269,6 +267,11 @@ class TRITONSERVER_InferenceRequest:  # noqa: N801
         for name, found in self._inputs.items():
             data = b"".join(found.chunks)
             if found.raw:
+                if len(self._config_inputs) != 1:
+                    raise InvalidArgumentError(
+                        f"Raw request must only have 1 input (found 1) to be deduced but got "
+                        f"{len(self._config_inputs)} inputs in '{self._model_name}' model "
+                        "configuration")
                 config = self._config_inputs[0]
                 datatype = TRITONSERVER_DataType[config["data_type"].replace("TYPE_", "")
                                                  .replace("STRING", "BYTES")]
