@@ -121,6 +121,25 @@ def test_http_requests_are_traced_with_every_timestamp_in_order(
     assert objects[at + 1]["timestamps"][0]["name"] == "REQUEST_START"
 
 
+def test_generate_requests_are_traced(start, tmp_path: pathlib.Path) -> None:
+    import urllib.request
+
+    server = start("level=TIMESTAMPS", "rate=1")
+    with KServeHttp(server, KServeHttp.Options(port=0, thread_count=1)) as http:
+        for route in ("generate", "generate_stream"):
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{http.port}/v2/models/m/{route}",
+                data=json.dumps({"INPUT0": [1.0, 2.0]}).encode(), method="POST")
+            with urllib.request.urlopen(request, timeout=30) as reply:
+                assert reply.status == 200
+                reply.read()
+    server.stop()
+    traces = read_traces(tmp_path / "trace.json")
+    assert len(traces) == 2
+    for trace in traces.values():
+        check_trace(trace, "m", HTTP_STAMPS)
+
+
 def test_grpc_requests_and_stream_requests_are_traced(start, tmp_path: pathlib.Path) -> None:
     server = start("level=TIMESTAMPS", "rate=1")
     with KServeGrpc(server, KServeGrpc.Options(address="127.0.0.1", port=0)) as grpc:

@@ -59,8 +59,9 @@ stream_reactor* stream_reactor::start(::grpc::CallbackServerContext* ctx, gatewa
   call->max_outstanding = settings.max_outstanding == 0 ? 1 : settings.max_outstanding;
   call->grpc_error = grpc_error_requested(*ctx);
   call->forwarded = std::move(settings.forwarded);
-  if (runtime::tracing_active())
-    call->trace_context = trace_context_of(*ctx);
+  // Read once per stream, also while nothing traces: tracing may be turned
+  // on while the stream lasts.
+  call->trace_context = trace_context_of(*ctx);
   call->finishing = settings.finishing;
   self->call_ = call;
   auto ticket = call->calls->admit();

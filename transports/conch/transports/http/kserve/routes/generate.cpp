@@ -2,6 +2,7 @@
 #include <optional>
 #include <string>
 
+#include "conch/transports/http/kserve/call_trace.hpp"
 #include "conch/transports/http/kserve/codec/encode_error.hpp"
 #include "conch/transports/http/kserve/generate/decode_generate_request.hpp"
 #include "conch/transports/http/kserve/generate/encode_generate_response.hpp"
@@ -23,6 +24,7 @@ bool counts(const runtime::inference_response& r) {
 struct pending_generate {
   responder res;
   admission::ticket ticket;
+  runtime::request_trace_ptr trace;
   std::optional<std::string> body;  // the one response, encoded
   int responses = 0;
   bool done = false;
@@ -31,11 +33,14 @@ struct pending_generate {
     res.send(std::move(resp));
     ticket.reset();
     done = true;
+    stamp_send_end(trace);
   }
 
   void on_response(runtime::inference_response&& r) {
     if (done)
       return;
+    if (r.final || !r.error.is_ok())
+      stamp_send_start(trace);
     if (!r.error.is_ok()) {
       answer(codec::encode_error(r.error));
       return;
@@ -64,6 +69,7 @@ struct pending_generate {
 struct pending_stream {
   responder res;
   admission::ticket ticket;
+  runtime::request_trace_ptr trace;
   bool started = false;
   bool done = false;
 
@@ -81,13 +87,16 @@ struct pending_stream {
     res.end_stream();
     ticket.reset();
     done = true;
+    stamp_send_end(trace);
   }
 
   void fail(const runtime::status& error) {
+    stamp_send_start(trace);
     if (!started) {
       res.send(codec::encode_error(error));
       ticket.reset();
       done = true;
+      stamp_send_end(trace);
       return;
     }
     res.write("data: " + generate_error_json(error.message()) + "\n\n");
@@ -108,7 +117,11 @@ struct pending_stream {
         return;
       }
       start();
+      if (r.final)
+        stamp_send_start(trace);
       res.write("data: " + *json + "\n\n");
+    } else if (r.final) {
+      stamp_send_start(trace);
     }
     if (r.final)
       finish();
@@ -130,6 +143,7 @@ runtime::result<runtime::inference_request> prepare(const route_call& call) {
 template <class Pending>
 void submit(route_call& call, runtime::inference_request request,
             std::shared_ptr<Pending> pending) {
+  request.trace = pending->trace;
   auto cancel = call.settings.server->infer(
     std::move(request),
     [pending](runtime::inference_response&& r) { pending->on_response(std::move(r)); });
@@ -142,6 +156,7 @@ void submit(route_call& call, runtime::inference_request request,
 } // namespace
 
 void serve_generate(route_call&& call) {
+  auto trace = start_call_trace(call);
   auto request = prepare(call);
   if (!request) {
     call.res.send(codec::encode_error(request.error()));
@@ -150,10 +165,12 @@ void serve_generate(route_call&& call) {
   auto pending = std::make_shared<pending_generate>();
   pending->res = std::move(call.res);
   pending->ticket = std::move(call.ticket);
+  pending->trace = std::move(trace);
   submit(call, std::move(*request), std::move(pending));
 }
 
 void serve_generate_stream(route_call&& call) {
+  auto trace = start_call_trace(call);
   auto request = prepare(call);
   if (!request) {
     call.res.send(codec::encode_error(request.error()));
@@ -162,6 +179,7 @@ void serve_generate_stream(route_call&& call) {
   auto pending = std::make_shared<pending_stream>();
   pending->res = std::move(call.res);
   pending->ticket = std::move(call.ticket);
+  pending->trace = std::move(trace);
   submit(call, std::move(*request), std::move(pending));
 }
 

@@ -1,9 +1,9 @@
 #include <memory>
 #include <optional>
 
-#include "conch/runtime/clock.hpp"
 
 #include "conch/transports/http/compression.hpp"
+#include "conch/transports/http/kserve/call_trace.hpp"
 #include "conch/transports/http/kserve/codec/decode_infer_request.hpp"
 #include "conch/transports/http/kserve/codec/encode_error.hpp"
 #include "conch/transports/http/kserve/codec/encode_infer_response.hpp"
@@ -36,18 +36,12 @@ struct pending_infer {
       compress_for(*r, resp);
     res.send(std::move(resp));
     ticket.reset();
-    if (trace) {
-      trace->stamp("HTTP_SEND_END", runtime::now_ns());
-      trace.reset();
-    }
+    stamp_send_end(trace);
   }
 
   void on_response(runtime::inference_response&& r) {
-    if (trace && r.final) {
-      auto now = runtime::now_ns();
-      trace->stamp("INFER_RESPONSE_COMPLETE", now);
-      trace->stamp("HTTP_SEND_START", now);
-    }
+    if (r.final)
+      stamp_send_start(trace);
     if (!r.error.is_ok()) {
       answer(codec::encode_error(r.error));
       return;
@@ -91,32 +85,11 @@ runtime::result<codec::decoded_infer> decode(const route_call& call,
   return decoded;
 }
 
-// Samples the request for tracing (before anything else, as Triton does, so
-// the rate counts every request) and stamps its receipt.
-runtime::request_trace_ptr start_trace(const route_call& call) {
-  if (!runtime::tracing_active())
-    return nullptr;
-  std::optional<runtime::trace_context> context;
-  if (const auto* parent = call.req->headers.find("traceparent")) {
-    const auto* state = call.req->headers.find("tracestate");
-    context = runtime::parse_traceparent(*parent, state ? *state : std::string{});
-  }
-  auto trace = call.settings.server->sample_trace(call.target.model, context.has_value());
-  if (!trace)
-    return nullptr;
-  auto now = runtime::now_ns();
-  trace->stamp("HTTP_RECV_START", call.req->received_ns != 0 ? call.req->received_ns : now);
-  trace->stamp("HTTP_RECV_END", now);
-  if (context)
-    trace->set_context(std::move(*context));
-  return trace;
-}
-
 } // namespace
 
 void serve_infer(route_call&& call) {
   auto& server = *call.settings.server;
-  auto trace = start_trace(call);
+  auto trace = start_call_trace(call);
   auto config = server.model_config(call.target.model, call.target.version);
   if (!config) {
     call.res.send(codec::encode_error(config.error()));
