@@ -71,6 +71,29 @@ def _cache_config(args: argparse.Namespace) -> dict:
     return config
 
 
+def _port_range(text: str) -> tuple[int, int]:
+    parts = text.split("-")
+    if len(parts) != 2:
+        raise argparse.ArgumentTypeError(
+            "Cannot parse pair option due to incorrect number of inputs.--sagemaker-safe-port-range "
+            f"argument requires format <first>-<second>. Found: {text}")
+    return (_port(parts[0]), _port(parts[1]))
+
+
+def check_port_range(args: argparse.Namespace) -> None:
+    """With a SageMaker safe port range, every other frontend listens on a
+    port in it (Triton's check, with its message); ValueError otherwise."""
+    if not args.allow_sagemaker or args.sagemaker_safe_port_range is None:
+        return
+    lo, hi = args.sagemaker_safe_port_range
+    for name, allowed, port in (("HTTP", args.allow_http, args.http_port),
+                                ("GRPC", args.allow_grpc, args.grpc_port),
+                                ("metrics", args.allow_metrics, args.metrics_port)):
+        if allowed and not lo <= port <= hi:
+            raise ValueError(f"The server cannot listen to {name} requests at port {port}, "
+                             f"allowed port range is [{lo}, {hi}]")
+
+
 def _port(text: str) -> int:
     port = int(text)
     if not 0 <= port <= 65535:
@@ -195,6 +218,21 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                          metavar="[GROUP,]SETTING=VALUE",
                          help="a latency-family setting, e.g. summary_latencies=true or "
                               "summary_quantiles=0.5:0.05,0.99:0.001; repeatable")
+
+    sagemaker = parser.add_argument_group("SageMaker frontend")
+    _flag(sagemaker, "--allow-sagemaker", False,
+          "serve Amazon SageMaker's /ping and /invocations (default: false)")
+    sagemaker.add_argument("--sagemaker-port", type=_port,
+                           default=_port(os.environ.get("SAGEMAKER_BIND_TO_PORT", "8080")),
+                           metavar="PORT",
+                           help="the port (default: SAGEMAKER_BIND_TO_PORT, else 8080)")
+    sagemaker.add_argument("--sagemaker-safe-port-range", type=_port_range,
+                           default=os.environ.get("SAGEMAKER_SAFE_PORT_RANGE") or None,
+                           metavar="LO-HI",
+                           help="the ports the other frontends must use (default: "
+                                "SAGEMAKER_SAFE_PORT_RANGE)")
+    sagemaker.add_argument("--sagemaker-thread-count", type=_positive, default=8, metavar="N",
+                           help="threads serving SageMaker requests (default: 8)")
 
     trace = parser.add_argument_group("tracing")
     trace.add_argument("--trace-config", action="append", default=[],
@@ -364,6 +402,15 @@ def _start_frontends(server: Server, args: argparse.Namespace) -> list:
         metrics.start()
         frontends.append(metrics)
         _say(f"metrics listening on {args.metrics_address}:{metrics.port} (GET /metrics)")
+    if args.allow_sagemaker:
+        from .frontend import SageMaker
+
+        sagemaker = SageMaker(server, SageMaker.Options(
+            port=args.sagemaker_port, thread_count=args.sagemaker_thread_count, **_policy(args)))
+        sagemaker.start()
+        frontends.append(sagemaker)
+        _say(f"SageMaker listening on 0.0.0.0:{sagemaker.port} "
+             f"(/invocations runs '{sagemaker.options.default_model}')")
     if not frontends:
         _say("no frontend enabled; serving in-process only")
     return frontends
@@ -472,6 +519,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.command == "serve":
         try:
             _cache_config(args)
+            check_port_range(args)
         except ValueError as e:
             serve_parser.error(str(e))
         if argv is None:  # the command itself, not a call from Python code

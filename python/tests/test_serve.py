@@ -439,3 +439,30 @@ def test_serve_refuses_a_bad_trace_config() -> None:
     )
     assert done.returncode != 0
     assert "Invalid option value. Got fast" in done.stdout + done.stderr
+
+
+def test_serve_serves_sagemaker(serve) -> None:
+    sagemaker = re.compile(r"SageMaker listening on \S+:(\d+) ")
+    process = serve("--model-repository", str(EXAMPLE_REPOSITORY), "--allow-http", "false",
+                    "--allow-grpc", "false", "--allow-metrics", "false",
+                    "--allow-sagemaker", "--sagemaker-port", "0")
+    port = int(process.wait_for(sagemaker).group(1))
+    import urllib.request
+
+    with urllib.request.urlopen(f"http://localhost:{port}/ping", timeout=30) as reply:
+        assert reply.status == 200
+    process.process.terminate()
+    assert process.process.wait(timeout=DEADLINE_S) == 0
+
+
+def test_serve_holds_the_other_frontends_to_sagemakers_safe_port_range() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "conch", "serve", "--model-repository", str(EXAMPLE_REPOSITORY),
+         "--allow-sagemaker", "--sagemaker-safe-port-range", "8081-9000",
+         "--http-port", "8000", "--allow-grpc", "false", "--allow-metrics", "false"],
+        capture_output=True, text=True, timeout=DEADLINE_S,
+        env={**os.environ, "SAGEMAKER_BIND_TO_PORT": "8080"},
+    )
+    assert done.returncode == 2
+    assert ("The server cannot listen to HTTP requests at port 8000, allowed port range is "
+            "[8081, 9000]") in done.stderr

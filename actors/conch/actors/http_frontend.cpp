@@ -2,6 +2,7 @@
 
 #include "conch/actors/http_transport.hpp"
 #include "conch/actors/server_gateway.hpp"
+#include "conch/transports/http/sagemaker/sagemaker_handler.hpp"
 
 namespace conch::actors {
 
@@ -32,7 +33,9 @@ using transport_result = runtime::result<std::shared_ptr<listening_transport>>;
 } // namespace
 
 http_frontend::http_frontend(server& srv, http_options options)
-  : listening_frontend(srv, "HTTPService", "HTTP"), options_(std::move(options)),
+  : listening_frontend(srv, options.sagemaker ? "SageMakerService" : "HTTPService",
+                       options.sagemaker ? "SageMaker" : "HTTP"),
+    options_(std::move(options)),
     input_(std::make_shared<runtime::statistics::byte_budget>(options_.policy.max_inflight_bytes)) {
   publish_edge(input_);
 }
@@ -47,14 +50,24 @@ runtime::status http_frontend::start() {
     h.header_forward_pattern = options_.header_forward_pattern;
     for (const auto& g : options_.restricted_features)
       h.restricted_features.push_back({g.key, g.value, g.features});
-    auto handler = transports::http::kserve::kserve_handler::make(std::move(h));
-    if (!handler)
-      return handler.error();
+    auto kserve = transports::http::kserve::kserve_handler::make(std::move(h));
+    if (!kserve)
+      return kserve.error();
+    std::shared_ptr<transports::http::handler> handler = *kserve;
+    if (options_.sagemaker) {
+      if (options_.sagemaker_ping_mode != "ready" && options_.sagemaker_ping_mode != "live")
+        return runtime::invalid_argument("the SageMaker ping mode is 'ready' or 'live', not '"
+                                         + options_.sagemaker_ping_mode + "'");
+      handler = std::make_shared<transports::http::sagemaker::sagemaker_handler>(
+        transports::http::sagemaker::sagemaker_handler_options{
+          std::move(*kserve), options_.sagemaker_default_model, options_.sagemaker_ping_mode});
+    }
     auto o = transport_options(options_);
     if (port != 0)
       o.port = port;
+    const char* name = options_.sagemaker ? "SageMaker" : "HTTP";
     return transport_result{
-      std::make_shared<http_transport>(std::move(o), std::move(*handler), edge_, input_)};
+      std::make_shared<http_transport>(std::move(o), std::move(handler), edge_, input_, name)};
   });
 }
 

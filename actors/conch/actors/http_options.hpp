@@ -44,6 +44,13 @@ struct http_options {
   size_t max_header_size = 64 * 1024;
   /// Conch: the timeouts and caps each connection is held to.
   transports::http::connection_policy policy;
+  /// Serve Amazon SageMaker's hosting contract (/ping, /invocations) instead
+  /// of the KServe paths, over the same routes (sagemaker_handler.hpp).
+  bool sagemaker = false;
+  /// SageMaker: the model /invocations runs.
+  std::string sagemaker_default_model = "unspecified_SAGEMAKER_TRITON_DEFAULT_MODEL_NAME";
+  /// SageMaker: "ready" or "live", what GET /ping answers 200 for.
+  std::string sagemaker_ping_mode = "ready";
 };
 
 } // namespace conch::actors

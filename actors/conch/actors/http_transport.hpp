@@ -8,18 +8,20 @@
 
 namespace conch::actors {
 
-/// The KServe HTTP frontend's transport, as its frontend supervisor drives
-/// it: the HTTP server with the KServe handler. Called by the supervisor,
+/// The transport of an HTTP frontend, as its frontend supervisor drives it:
+/// the HTTP server with the frontend's handler (KServe's, or SageMaker's
+/// over it). Called by the supervisor,
 /// one call at a time; `port()` may be read by any thread once start()
 /// returned.
 class http_transport final : public listening_transport {
  public:
   http_transport(transports::http::server_options options,
-                 std::shared_ptr<transports::http::kserve::kserve_handler> handler,
+                 std::shared_ptr<transports::http::handler> handler,
                  std::shared_ptr<runtime::statistics::connection_stats> stats = nullptr,
-                 std::shared_ptr<runtime::statistics::byte_budget> input = nullptr);
+                 std::shared_ptr<runtime::statistics::byte_budget> input = nullptr,
+                 std::string name = "HTTP");
 
-  std::string name() const override { return "HTTP"; }
+  std::string name() const override { return name_; }
   runtime::status start() override;
   void begin_stop(std::function<void()> drained) override;
   void abort() override;
@@ -33,6 +35,7 @@ class http_transport final : public listening_transport {
 
  private:
   transports::http::server server_;
+  std::string name_;
 };
 
 } // namespace conch::actors

@@ -18,5 +18,9 @@ from ._kservegrpc import KServeGrpc
 from ._kservehttp import KServeHttp
 from ._metrics import Metrics
 from ._restricted import Feature, FeatureGroup, RestrictedFeatures
+from ._sagemaker import SageMaker
 
-__all__ = ["KServeHttp", "KServeGrpc", "Metrics", "Feature", "FeatureGroup", "RestrictedFeatures"]
+__all__ = [
+    "KServeHttp", "KServeGrpc", "Metrics", "SageMaker", "Feature", "FeatureGroup",
+    "RestrictedFeatures",
+]

@@ -69,7 +69,9 @@ std::unique_ptr<py_http_frontend>
 make_http_frontend(py_server& srv, std::string address, int port, bool reuse_port,
                    int thread_count, std::string header_forward_pattern,
                    std::vector<feature_group_tuple> restricted_features, int64_t max_inflight,
-                   size_t max_input_size, size_t max_header_size, const py::dict& policy) {
+                   size_t max_input_size, size_t max_header_size, const py::dict& policy,
+                   bool sagemaker, std::string sagemaker_default_model,
+                   std::string sagemaker_ping_mode) {
   actors::http_options o;
   o.address = std::move(address);
   o.port = port;
@@ -82,6 +84,9 @@ make_http_frontend(py_server& srv, std::string address, int port, bool reuse_por
   o.max_input_size = max_input_size;
   o.max_header_size = max_header_size;
   o.policy = policy_from(policy);
+  o.sagemaker = sagemaker;
+  o.sagemaker_default_model = std::move(sagemaker_default_model);
+  o.sagemaker_ping_mode = std::move(sagemaker_ping_mode);
   return std::make_unique<py_http_frontend>(srv, std::move(o));
 }
 
@@ -163,7 +168,11 @@ void bind_frontends(py::module_& m) {
          py::arg("restricted_features") = std::vector<feature_group_tuple>{},
          py::arg("max_inflight") = 4096, py::arg("max_input_size") = size_t{64} << 20,
          py::arg("max_header_size") = size_t{64} << 10, py::arg("policy") = py::dict{},
-         "Creates the frontend; binds nothing until start().")
+         py::arg("sagemaker") = false,
+         py::arg("sagemaker_default_model") = "unspecified_SAGEMAKER_TRITON_DEFAULT_MODEL_NAME",
+         py::arg("sagemaker_ping_mode") = "ready",
+         "Creates the frontend (SageMaker's paths with `sagemaker`); binds nothing until "
+         "start().")
     .def("start", &py_http_frontend::start, "Binds and starts serving (GIL released).")
     .def("stop", &py_http_frontend::stop, "Stops serving (GIL released).")
     .def_property_readonly("port", &py_http_frontend::port,

@@ -11,7 +11,7 @@ responder::responder(std::shared_ptr<completion_queue> queue, uint64_t connectio
 
 responder::responder(responder&& other) noexcept
   : queue_(std::move(other.queue_)), connection_id_(other.connection_id_),
-    sequence_(other.sequence_), state_(other.state_) {
+    sequence_(other.sequence_), state_(other.state_), transform_(std::move(other.transform_)) {
   other.state_ = state::done;
 }
 
@@ -22,6 +22,7 @@ responder& responder::operator=(responder&& other) noexcept {
     connection_id_ = other.connection_id_;
     sequence_ = other.sequence_;
     state_ = other.state_;
+    transform_ = std::move(other.transform_);
     other.state_ = state::done;
   }
   return *this;
@@ -57,6 +58,8 @@ void responder::send(response resp) {
   if (queue_ == nullptr || state_ != state::fresh)
     return;
   state_ = state::done;
+  if (transform_)
+    transform_(resp);
   post(completion_kind::respond, std::move(resp), {});
 }
 
@@ -65,6 +68,8 @@ void responder::begin_stream(response head) {
     return;
   state_ = state::streaming;
   head.body.clear();
+  if (transform_)
+    transform_(head);
   post(completion_kind::stream_begin, std::move(head), {});
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string_view>
 
@@ -57,6 +58,14 @@ class responder {
   /// Ends the stream.
   void end_stream();
 
+  /// Rewrites every response head this responder sends (`send`, and the
+  /// head of `begin_stream`) before it is queued: a frontend that speaks a
+  /// dialect of another's routes (SageMaker's content types over KServe's
+  /// infer) sets it before it hands the responder on.
+  void set_transform(std::function<void(response&)> transform) {
+    transform_ = std::move(transform);
+  }
+
   // -- properties ------------------------------------------------------------
 
   /// True while this responder still owes an answer or a stream end.
@@ -75,6 +84,7 @@ class responder {
   uint64_t connection_id_ = 0;
   uint64_t sequence_ = 0;
   state state_ = state::done;
+  std::function<void(response&)> transform_;
 };
 
 } // namespace conch::transports::http
