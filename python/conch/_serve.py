@@ -223,7 +223,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     _flag(sagemaker, "--allow-sagemaker", False,
           "serve Amazon SageMaker's /ping and /invocations (default: false)")
     sagemaker.add_argument("--sagemaker-port", type=_port,
-                           default=_port(os.environ.get("SAGEMAKER_BIND_TO_PORT", "8080")),
+                           default=os.environ.get("SAGEMAKER_BIND_TO_PORT", "8080"),
                            metavar="PORT",
                            help="the port (default: SAGEMAKER_BIND_TO_PORT, else 8080)")
     sagemaker.add_argument("--sagemaker-safe-port-range", type=_port_range,
