@@ -114,7 +114,12 @@ def _flag(group: argparse._ArgumentGroup, name: str, default: bool, help: str) -
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     """Adds the flags of `conch serve` to `parser`."""
     server = parser.add_argument_group("server")
-    server.add_argument("--model-repository", "--model-store", action="append", required=True,
+    # Vertex AI names the model repository in AIP_STORAGE_URI (a local path
+    # here), and AIP_MODE=PREDICTION serves Vertex AI alone, as Triton does.
+    storage = os.environ.get("AIP_STORAGE_URI", "")
+    prediction = os.environ.get("AIP_MODE", "") == "PREDICTION"
+    server.add_argument("--model-repository", "--model-store", action="append",
+                        required=not storage,
                         metavar="DIR", help="a model repository (repeatable)")
     server.add_argument("--id", default="triton", help="the server name in its metadata")
     server.add_argument("--model-control-mode", choices=["none", "poll", "explicit"],
@@ -149,7 +154,8 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: $CONCH_ALLOCATOR, else auto)")
 
     http = parser.add_argument_group("KServe HTTP frontend")
-    _flag(http, "--allow-http", True, "serve KServe v2 over HTTP (default: true)")
+    _flag(http, "--allow-http", not prediction,
+          "serve KServe v2 over HTTP (default: true, false when AIP_MODE=PREDICTION)")
     http.add_argument("--http-address", default="0.0.0.0", metavar="ADDR",
                       help="the address to listen on (default: 0.0.0.0)")
     http.add_argument("--http-port", type=_port, default=8000, metavar="PORT",
@@ -178,7 +184,8 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: 65536)")
 
     grpc = parser.add_argument_group("KServe gRPC frontend")
-    _flag(grpc, "--allow-grpc", True, "serve KServe v2 over gRPC (default: true)")
+    _flag(grpc, "--allow-grpc", not prediction,
+          "serve KServe v2 over gRPC (default: true, false when AIP_MODE=PREDICTION)")
     grpc.add_argument("--grpc-address", default="0.0.0.0", metavar="ADDR",
                       help="the address to listen on (default: 0.0.0.0)")
     grpc.add_argument("--grpc-port", type=_port, default=8001, metavar="PORT",
@@ -234,6 +241,19 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     sagemaker.add_argument("--sagemaker-thread-count", type=_positive, default=8, metavar="N",
                            help="threads serving SageMaker requests (default: 8)")
 
+    vertex = parser.add_argument_group("Vertex AI frontend")
+    _flag(vertex, "--allow-vertex-ai", prediction,
+          "serve Vertex AI's health and predict routes, AIP_HEALTH_ROUTE and "
+          "AIP_PREDICT_ROUTE (default: true when AIP_MODE=PREDICTION)")
+    vertex.add_argument("--vertex-ai-port", type=_port,
+                        default=os.environ.get("AIP_HTTP_PORT", "8080"), metavar="PORT",
+                        help="the port (default: AIP_HTTP_PORT, else 8080)")
+    vertex.add_argument("--vertex-ai-thread-count", type=_positive, default=8, metavar="N",
+                        help="threads serving Vertex AI requests (default: 8)")
+    vertex.add_argument("--vertex-ai-default-model", default="", metavar="NAME",
+                        help="the model the predict route runs (default: the repository's "
+                             "one ready model)")
+
     trace = parser.add_argument_group("tracing")
     trace.add_argument("--trace-config", action="append", default=[],
                        metavar="[MODE,]SETTING=VALUE",
@@ -259,8 +279,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _options(args: argparse.Namespace) -> Options:
+    repositories = args.model_repository or [os.environ.get("AIP_STORAGE_URI", "")]
     return Options(
-        model_repository=list(args.model_repository),
+        model_repository=list(repositories),
         server_id=args.id,
         model_control_mode=ModelControlMode[args.model_control_mode.upper()],
         startup_models=list(args.load_model),
@@ -411,6 +432,16 @@ def _start_frontends(server: Server, args: argparse.Namespace) -> list:
         frontends.append(sagemaker)
         _say(f"SageMaker listening on 0.0.0.0:{sagemaker.port} "
              f"(/invocations runs '{sagemaker.options.default_model}')")
+    if args.allow_vertex_ai:
+        from .frontend import VertexAI
+
+        vertex = VertexAI(server, VertexAI.Options(
+            port=args.vertex_ai_port, thread_count=args.vertex_ai_thread_count,
+            default_model=args.vertex_ai_default_model, **_policy(args)))
+        vertex.start()
+        frontends.append(vertex)
+        _say(f"Vertex AI listening on 0.0.0.0:{vertex.port} "
+             f"({vertex.options.health_route}, {vertex.options.predict_route})")
     if not frontends:
         _say("no frontend enabled; serving in-process only")
     return frontends

@@ -466,3 +466,35 @@ def test_serve_holds_the_other_frontends_to_sagemakers_safe_port_range() -> None
     assert done.returncode == 2
     assert ("The server cannot listen to HTTP requests at port 8000, allowed port range is "
             "[8081, 9000]") in done.stderr
+
+
+def test_serve_takes_vertex_ais_environment(serve, tmp_path: pathlib.Path) -> None:
+    import json
+    import urllib.request
+
+    vertex = re.compile(r"Vertex AI listening on \S+:(\d+) ")
+    env = {"AIP_MODE": "PREDICTION", "AIP_STORAGE_URI": str(EXAMPLE_REPOSITORY),
+           "AIP_HTTP_PORT": "0", "AIP_HEALTH_ROUTE": "/health", "AIP_PREDICT_ROUTE": "/predict"}
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        process = serve("--allow-metrics", "false", "--load-model", "identity_fp32",
+                        "--model-control-mode", "explicit")
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k)
+            else:
+                os.environ[k] = v
+    port = int(process.wait_for(vertex).group(1))
+    assert not any("KServe HTTP listening" in line for line in process.seen)
+    with urllib.request.urlopen(f"http://localhost:{port}/health", timeout=30) as reply:
+        assert reply.status == 200
+    body = json.dumps({"inputs": [{"name": "INPUT0", "datatype": "FP32", "shape": [1, 16],
+                                   "data": list(range(16))}]}).encode()
+    request = urllib.request.Request(f"http://localhost:{port}/predict", data=body,
+                                     method="POST")
+    with urllib.request.urlopen(request, timeout=30) as reply:
+        assert json.loads(reply.read())["model_name"] == "identity_fp32"
+    process.process.terminate()
+    assert process.process.wait(timeout=DEADLINE_S) == 0

@@ -51,6 +51,16 @@ struct http_options {
   std::string sagemaker_default_model = "unspecified_SAGEMAKER_TRITON_DEFAULT_MODEL_NAME";
   /// SageMaker: "ready" or "live", what GET /ping answers 200 for.
   std::string sagemaker_ping_mode = "ready";
+  /// Serve Vertex AI's health and predict routes instead of the KServe
+  /// paths, over the same routes (vertex_ai_handler.hpp).
+  bool vertex_ai = false;
+  /// Vertex AI: the model the predict route runs; empty: the repository's
+  /// one ready model, as Triton picks it.
+  std::string vertex_ai_default_model;
+  /// Vertex AI: the routes (AIP_HEALTH_ROUTE, AIP_PREDICT_ROUTE), regular
+  /// expressions matched against the whole path.
+  std::string vertex_ai_health_route;
+  std::string vertex_ai_predict_route;
 };
 
 } // namespace conch::actors

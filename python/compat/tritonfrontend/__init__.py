@@ -12,5 +12,6 @@ package, served by Conch. Every name is conch.frontend's own object
 
 from conch.frontend import KServeGrpc, KServeHttp, Metrics  # noqa: F401
 
-# Conch's addition: the SageMaker frontend Triton's server binary has.
-from conch.frontend import SageMaker  # noqa: F401
+# Conch's additions: the SageMaker and Vertex AI frontends Triton's server
+# binary has.
+from conch.frontend import SageMaker, VertexAI  # noqa: F401

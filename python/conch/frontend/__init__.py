@@ -19,8 +19,9 @@ from ._kservehttp import KServeHttp
 from ._metrics import Metrics
 from ._restricted import Feature, FeatureGroup, RestrictedFeatures
 from ._sagemaker import SageMaker
+from ._vertex_ai import VertexAI
 
 __all__ = [
-    "KServeHttp", "KServeGrpc", "Metrics", "SageMaker", "Feature", "FeatureGroup",
+    "KServeHttp", "KServeGrpc", "Metrics", "SageMaker", "VertexAI", "Feature", "FeatureGroup",
     "RestrictedFeatures",
 ]

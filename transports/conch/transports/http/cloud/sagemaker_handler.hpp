@@ -6,7 +6,7 @@
 #include "conch/transports/http/handler.hpp"
 #include "conch/transports/http/kserve/kserve_handler.hpp"
 
-namespace conch::transports::http::sagemaker {
+namespace conch::transports::http::cloud {
 
 /// What a SageMaker handler is made from.
 struct sagemaker_handler_options {
@@ -43,4 +43,4 @@ class sagemaker_handler final : public handler {
 inline constexpr const char* binary_content_type =
   "application/vnd.sagemaker-triton.binary+json;json-header-size=";
 
-} // namespace conch::transports::http::sagemaker
+} // namespace conch::transports::http::cloud
