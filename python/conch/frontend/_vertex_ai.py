@@ -13,8 +13,7 @@ from pydantic.dataclasses import dataclass
 
 from .. import _conch
 from ._frontend import Frontend
-from ._policy import policy_of
-from ._restricted import RestrictedFeatures
+from ._cloud import CloudOptions, http_frontend_args
 
 __all__ = ["VertexAI"]
 
@@ -42,47 +41,23 @@ class VertexAI(Frontend):
     """
 
     @dataclass(config=ConfigDict(arbitrary_types_allowed=True))
-    class Options:
+    class Options(CloudOptions):
         """Options of the Vertex AI frontend; the defaults follow the
         environment Vertex AI sets (AIP_*)."""
 
-        #: The address to listen on.
-        address: str = "0.0.0.0"
         #: The TCP port (AIP_HTTP_PORT, else 8080); 0 picks a free one.
         port: int = Field(default_factory=_port, ge=0, le=65535)
-        #: The number of threads serving connections.
-        thread_count: int = Field(default=8, gt=0)
         #: The model the predict route runs; empty: the repository's one
         #: ready model (start() fails otherwise, with Triton's text).
         default_model: str = ""
         #: The routes, regular expressions matched against the whole path.
         health_route: str = field(default_factory=lambda: _env("AIP_HEALTH_ROUTE"))
         predict_route: str = field(default_factory=lambda: _env("AIP_PREDICT_ROUTE"))
-        #: Endpoint groups behind a required header, as KServeHttp's.
-        restricted_features: RestrictedFeatures = field(default_factory=RestrictedFeatures)
-        #: Requests waiting on the server at most at once (503 beyond). 0: no limit.
-        max_inflight: int = Field(default=4096, ge=0)
-        #: The largest request body in bytes.
-        max_input_size: int = Field(default=64 * 1024 * 1024, gt=0)
-        #: The connection policy, as KServeHttp's.
-        header_timeout: float = Field(default=30.0, ge=0)
-        body_timeout: float = Field(default=60.0, ge=0)
-        keepalive_timeout: float = Field(default=75.0, ge=0)
-        write_timeout: float = Field(default=60.0, ge=0)
-        drain_timeout: float = Field(default=5.0, ge=0)
-        max_connections: int = Field(default=4096, ge=0)
-        max_inflight_bytes: int = Field(default=1 << 30, ge=0)
 
     def _create(self, native_server: Any, options: "VertexAI.Options") -> Any:
         return _conch.HttpFrontend(
             native_server,
-            address=options.address,
-            port=options.port,
-            thread_count=options.thread_count,
-            restricted_features=options.restricted_features._to_native(),
-            max_inflight=options.max_inflight,
-            max_input_size=options.max_input_size,
-            policy=policy_of(options),
+            **http_frontend_args(options),
             vertex_ai=True,
             vertex_ai_default_model=options.default_model,
             vertex_ai_health_route=options.health_route,
