@@ -1,6 +1,8 @@
 // Stopping the HTTP frontend, or the whole server, while keep-alive clients
 // keep it busy: every request gets a response (200, or 503 once stopping)
 // or a clean close of its connection, and every client ends; never a hang.
+// The same for each dialect the HTTP frontend speaks: KServe, SageMaker's
+// /invocations and Vertex AI's predict route.
 
 #include <atomic>
 #include <chrono>
@@ -24,9 +26,39 @@ const std::string infer_body =
   R"({"inputs":[{"name":"INPUT0","shape":[1,16],"datatype":"FP32",)"
   R"("data":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]}]})";
 
-class http_stop_under_load : public http_fixture {
+// One dialect: its options and the path that runs identity_fp32.
+struct dialect {
+  const char* name;
+  void (*configure)(actors::http_options&);
+  const char* infer_path;
+};
+
+const dialect dialects[] = {
+  {"kserve", [](actors::http_options&) {}, "/v2/models/identity_fp32/infer"},
+  {"sagemaker",
+   [](actors::http_options& o) {
+     o.sagemaker = true;
+     o.sagemaker_default_model = "identity_fp32";
+   },
+   "/invocations"},
+  {"vertex_ai",
+   [](actors::http_options& o) {
+     o.vertex_ai = true;
+     o.vertex_ai_default_model = "identity_fp32";
+     o.vertex_ai_health_route = "/health";
+     o.vertex_ai_predict_route = "/predict";
+   },
+   "/predict"},
+};
+
+class http_stop_under_load : public http_fixture,
+                             public ::testing::WithParamInterface<dialect> {
  protected:
-  void SetUp() override { start_all(); }
+  void SetUp() override {
+    auto http = test_http_options();
+    GetParam().configure(http);
+    start_all(example_options(), http);
+  }
 
   void start_load() {
     for (int i = 0; i < clients; ++i)
@@ -48,7 +80,7 @@ class http_stop_under_load : public http_fixture {
     raw_client c{port_};
     if (!c.connected())
       return;
-    auto request = make_request("POST", "/v2/models/identity_fp32/infer", infer_body, "");
+    auto request = make_request("POST", GetParam().infer_path, infer_body, "");
     while (!done_) {
       if (!c.send(request)) {
         ++closed_;
@@ -91,7 +123,7 @@ class http_stop_under_load : public http_fixture {
   std::vector<std::future<void>> clients_;
 };
 
-TEST_F(http_stop_under_load, stopping_the_frontend) {
+TEST_P(http_stop_under_load, stopping_the_frontend) {
   start_load();
   ASSERT_TRUE(eventually([&] { return answered_ >= 200; }));
   ASSERT_TRUE(http_->stop());
@@ -100,20 +132,25 @@ TEST_F(http_stop_under_load, stopping_the_frontend) {
   // The frontend starts again and serves.
   ASSERT_TRUE(http_->start());
   port_ = http_->port();
-  auto r = call("POST", "/v2/models/identity_fp32/infer", infer_body);
+  auto r = call("POST", GetParam().infer_path, infer_body);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200) << r->body;
 }
 
-TEST_F(http_stop_under_load, stopping_the_server) {
+TEST_P(http_stop_under_load, stopping_the_server) {
   start_load();
   ASSERT_TRUE(eventually([&] { return answered_ >= 200; }));
   ASSERT_TRUE(srv_->stop());
   ASSERT_TRUE(clients_end()) << "a client hung";
   expect_nothing_unexpected();
   // Nothing listens any more: a new request finds no server.
-  EXPECT_FALSE(call("POST", "/v2/models/identity_fp32/infer", infer_body));
+  EXPECT_FALSE(call("POST", GetParam().infer_path, infer_body));
 }
+
+INSTANTIATE_TEST_SUITE_P(dialects, http_stop_under_load, ::testing::ValuesIn(dialects),
+                         [](const ::testing::TestParamInfo<dialect>& info) {
+                           return std::string{info.param.name};
+                         });
 
 } // namespace
 } // namespace conch::tests

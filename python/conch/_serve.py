@@ -10,6 +10,7 @@ import selectors
 import signal
 import socket
 import sys
+import tempfile
 import time
 from typing import Optional, Sequence
 
@@ -118,12 +119,17 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     # here), and AIP_MODE=PREDICTION serves Vertex AI alone, as Triton does.
     storage = os.environ.get("AIP_STORAGE_URI", "")
     prediction = os.environ.get("AIP_MODE", "") == "PREDICTION"
+    # A SageMaker multi-model endpoint (SAGEMAKER_MULTI_MODEL=true) starts
+    # with no model and loads them on request, as Triton's entry point runs it.
+    multi_model = _multi_model()
     server.add_argument("--model-repository", "--model-store", action="append",
-                        required=not storage,
+                        required=not storage and not multi_model,
                         metavar="DIR", help="a model repository (repeatable)")
     server.add_argument("--id", default="triton", help="the server name in its metadata")
     server.add_argument("--model-control-mode", choices=["none", "poll", "explicit"],
-                        default="none", help="which models load and when (default: none)")
+                        default="explicit" if multi_model else "none",
+                        help="which models load and when (default: none; explicit with "
+                             "SAGEMAKER_MULTI_MODEL=true)")
     server.add_argument("--load-model", action="append", default=[], metavar="NAME",
                         help="a model to load at start in explicit mode; '*' for all "
                              "(repeatable)")
@@ -238,8 +244,11 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                            metavar="LO-HI",
                            help="the ports the other frontends must use (default: "
                                 "SAGEMAKER_SAFE_PORT_RANGE)")
-    sagemaker.add_argument("--sagemaker-thread-count", type=_positive, default=8, metavar="N",
-                           help="threads serving SageMaker requests (default: 8)")
+    sagemaker.add_argument("--sagemaker-thread-count", type=_positive,
+                           default=os.environ.get("SAGEMAKER_TRITON_THREAD_COUNT", "8"),
+                           metavar="N",
+                           help="threads serving SageMaker requests (default: "
+                                "SAGEMAKER_TRITON_THREAD_COUNT, else 8)")
 
     vertex = parser.add_argument_group("Vertex AI frontend")
     _flag(vertex, "--allow-vertex-ai", prediction,
@@ -278,8 +287,22 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                      help="append log lines to PATH instead of standard error")
 
 
+def _multi_model() -> bool:
+    return os.environ.get("SAGEMAKER_MULTI_MODEL", "").lower() == "true"
+
+
+def _default_repositories() -> list[str]:
+    """The repository without --model-repository: Vertex AI's
+    AIP_STORAGE_URI, else, for a SageMaker multi-model endpoint, an empty
+    one of its own (its models are registered as SageMaker loads them)."""
+    storage = os.environ.get("AIP_STORAGE_URI", "")
+    if storage or not _multi_model():
+        return [storage]
+    return [tempfile.mkdtemp(prefix="conch-sagemaker-")]
+
+
 def _options(args: argparse.Namespace) -> Options:
-    repositories = args.model_repository or [os.environ.get("AIP_STORAGE_URI", "")]
+    repositories = args.model_repository or _default_repositories()
     return Options(
         model_repository=list(repositories),
         server_id=args.id,
@@ -426,12 +449,16 @@ def _start_frontends(server: Server, args: argparse.Namespace) -> list:
     if args.allow_sagemaker:
         from .frontend import SageMaker
 
-        sagemaker = SageMaker(server, SageMaker.Options(
-            port=args.sagemaker_port, thread_count=args.sagemaker_thread_count, **_policy(args)))
+        options = SageMaker.Options(port=args.sagemaker_port,
+                                    thread_count=args.sagemaker_thread_count, **_policy(args))
+        if _multi_model() and "SAGEMAKER_TRITON_PING_MODE" not in os.environ:
+            options.ping_mode = "live"  # an endpoint with no model loaded is up
+        sagemaker = SageMaker(server, options)
         sagemaker.start()
         frontends.append(sagemaker)
-        _say(f"SageMaker listening on 0.0.0.0:{sagemaker.port} "
-             f"(/invocations runs '{sagemaker.options.default_model}')")
+        serves = ("a multi-model endpoint: POST /models loads" if _multi_model()
+                  else f"/invocations runs '{sagemaker.options.default_model}'")
+        _say(f"SageMaker listening on 0.0.0.0:{sagemaker.port} ({serves})")
     if args.allow_vertex_ai:
         from .frontend import VertexAI
 

@@ -7,7 +7,9 @@ import pathlib
 import subprocess
 import sys
 import textwrap
-from typing import Callable, Iterator
+import urllib.error
+import urllib.request
+from typing import Callable, Iterator, Optional
 
 import pytest
 
@@ -56,6 +58,19 @@ def write_model(repository: pathlib.Path, name: str, config: str) -> pathlib.Pat
     (model / "1").mkdir(parents=True, exist_ok=True)
     (model / "config.pbtxt").write_text(f'name: "{name}"\n' + textwrap.dedent(config))
     return model
+
+
+def http_call(port: int, method: str, path: str, body: Optional[bytes] = None,
+              headers: Optional[dict[str, str]] = None) -> tuple[int, dict[str, str], bytes]:
+    """One plain HTTP request to 127.0.0.1:port: (status, headers, body),
+    error statuses included."""
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=body,
+                                     method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            return reply.status, dict(reply.headers), reply.read()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read()
 
 
 def identity_config(type_name: str, delay_ms: int = 0, decoupled: bool = False) -> str:

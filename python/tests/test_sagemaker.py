@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import json
 import pathlib
-import urllib.error
-import urllib.request
-from typing import Any, Iterator, Optional
+from typing import Iterator
 
 import numpy
 import pytest
@@ -16,7 +14,7 @@ import tritonclient.http as httpclient
 
 import conch
 from conch.frontend import SageMaker
-from conftest import identity_config, write_model
+from conftest import http_call as call, identity_config, write_model
 
 BINARY = "application/vnd.sagemaker-triton.binary+json;json-header-size="
 
@@ -32,17 +30,6 @@ def port(server: conch.Server) -> Iterator[int]:
     with SageMaker(server, SageMaker.Options(port=0, thread_count=1,
                                              default_model="m")) as frontend:
         yield frontend.port
-
-
-def call(port: int, method: str, path: str, body: Optional[bytes] = None,
-         headers: Optional[dict[str, str]] = None) -> tuple[int, dict[str, str], bytes]:
-    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=body,
-                                     method=method, headers=headers or {})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as reply:
-            return reply.status, dict(reply.headers), reply.read()
-    except urllib.error.HTTPError as e:
-        return e.code, dict(e.headers), e.read()
 
 
 def test_ping_answers_readiness(port: int) -> None:
@@ -101,8 +88,34 @@ def test_what_it_refuses(port: int, server: conch.Server) -> None:
         assert status != 200 and "nope" in body.decode()
 
 
+def test_invocations_serve_generate_and_generate_stream(server: conch.Server) -> None:
+    body = json.dumps({"INPUT0": [1.0, 2.0]}).encode()
+    options = SageMaker.Options(port=0, thread_count=1, default_model="m",
+                                inference_type="generate")
+    with SageMaker(server, options) as frontend:
+        status, headers, reply = call(frontend.port, "POST", "/invocations", body)
+        assert status == 200, reply
+        assert headers["Content-Type"] == "application/json"
+        assert json.loads(reply)["OUTPUT0"] == [1.0, 2.0]
+    options.inference_type = "generate_stream"
+    with SageMaker(server, options) as frontend:
+        status, headers, reply = call(frontend.port, "POST", "/invocations", body,
+                                      {"Accept": "text/event-stream"})
+        assert status == 200, reply
+        assert headers["Content-Type"].startswith("text/event-stream")
+        events = [line for line in reply.decode().splitlines() if line.startswith("data: ")]
+        assert [json.loads(e[6:])["OUTPUT0"] for e in events] == [[1.0, 2.0]]
+    options.inference_type = "embed"
+    with pytest.raises(conch.InvalidArgumentError,
+                       match=r"Server has invalid inference type 'embed'\. Must be one of: "
+                             r"infer, generate, generate_stream\."):
+        SageMaker(server, options).start()
+
+
 def test_the_default_model_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SAGEMAKER_TRITON_DEFAULT_MODEL_NAME", "densenet")
     monkeypatch.setenv("SAGEMAKER_TRITON_PING_MODE", "live")
+    monkeypatch.setenv("SAGEMAKER_TRITON_INFERENCE_TYPE", "generate")
     options = SageMaker.Options()
     assert (options.default_model, options.ping_mode, options.port) == ("densenet", "live", 8080)
+    assert options.inference_type == "generate"

@@ -4,6 +4,7 @@ or SIGINT stops gracefully and exits 0."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pathlib
 import queue
@@ -468,24 +469,62 @@ def test_serve_holds_the_other_frontends_to_sagemakers_safe_port_range() -> None
             "[8081, 9000]") in done.stderr
 
 
-def test_serve_takes_vertex_ais_environment(serve, tmp_path: pathlib.Path) -> None:
-    import json
-    import urllib.request
-
-    vertex = re.compile(r"Vertex AI listening on \S+:(\d+) ")
-    env = {"AIP_MODE": "PREDICTION", "AIP_STORAGE_URI": str(EXAMPLE_REPOSITORY),
-           "AIP_HTTP_PORT": "0", "AIP_HEALTH_ROUTE": "/health", "AIP_PREDICT_ROUTE": "/predict"}
+@contextlib.contextmanager
+def environment(**env: str) -> Iterator[None]:
+    """`env` set in os.environ (where `conch serve` reads it) for a while."""
     old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:
-        process = serve("--allow-metrics", "false", "--load-model", "identity_fp32",
-                        "--model-control-mode", "explicit")
+        yield
     finally:
         for k, v in old.items():
             if v is None:
                 os.environ.pop(k)
             else:
                 os.environ[k] = v
+
+
+def test_serve_runs_a_sagemaker_multi_model_endpoint(serve) -> None:
+    import json
+    import urllib.request
+
+    sagemaker = re.compile(r"SageMaker listening on \S+:(\d+) \(a multi-model endpoint")
+    with environment(SAGEMAKER_MULTI_MODEL="true", SAGEMAKER_BIND_TO_PORT="0",
+                     SAGEMAKER_TRITON_THREAD_COUNT="2"):
+        # No repository: the endpoint starts empty, in explicit mode.
+        process = serve("--allow-http", "false", "--allow-grpc", "false",
+                        "--allow-metrics", "false", "--allow-sagemaker")
+    port = int(process.wait_for(sagemaker).group(1))
+    base = f"http://localhost:{port}"
+
+    def post(path: str, body: dict, method: str = "POST") -> tuple[int, bytes]:
+        request = urllib.request.Request(base + path, data=json.dumps(body).encode(),
+                                         method=method,
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            return reply.status, reply.read()
+
+    with urllib.request.urlopen(f"{base}/ping", timeout=30) as reply:
+        assert reply.status == 200
+    url = str(EXAMPLE_REPOSITORY / "identity_fp32")
+    assert post("/models", {"model_name": "abc", "url": url}) == (200, b"")
+    status, reply = post("/models/abc/invoke", {"inputs": [
+        {"name": "INPUT0", "datatype": "FP32", "shape": [1, 16], "data": list(range(16))}]})
+    assert status == 200 and json.loads(reply)["model_name"] == "abc"
+    assert post("/models/abc", {}, method="DELETE") == (200, b"")
+    process.process.terminate()
+    assert process.process.wait(timeout=DEADLINE_S) == 0
+
+
+def test_serve_takes_vertex_ais_environment(serve, tmp_path: pathlib.Path) -> None:
+    import json
+    import urllib.request
+
+    vertex = re.compile(r"Vertex AI listening on \S+:(\d+) ")
+    with environment(AIP_MODE="PREDICTION", AIP_STORAGE_URI=str(EXAMPLE_REPOSITORY),
+                     AIP_HTTP_PORT="0", AIP_HEALTH_ROUTE="/health", AIP_PREDICT_ROUTE="/predict"):
+        process = serve("--allow-metrics", "false", "--load-model", "identity_fp32",
+                        "--model-control-mode", "explicit")
     port = int(process.wait_for(vertex).group(1))
     assert not any("KServe HTTP listening" in line for line in process.seen)
     with urllib.request.urlopen(f"http://localhost:{port}/health", timeout=30) as reply:

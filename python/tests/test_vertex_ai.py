@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import json
 import pathlib
-import urllib.error
-import urllib.request
-from typing import Iterator, Optional
+from typing import Iterator
 
 import numpy
 import pytest
@@ -16,7 +14,7 @@ import tritonclient.http as httpclient
 
 import conch
 from conch.frontend import VertexAI
-from conftest import identity_config, write_model
+from conftest import http_call as call, identity_config, write_model
 
 BINARY = "application/vnd.vertex-ai-triton.binary+json;json-header-size="
 ROUTES = {"health_route": "/v1/endpoints/[0-9]+/health",
@@ -33,17 +31,6 @@ def server(tmp_path: pathlib.Path, make_server) -> conch.Server:
 def port(server: conch.Server) -> Iterator[int]:
     with VertexAI(server, VertexAI.Options(port=0, thread_count=1, **ROUTES)) as frontend:
         yield frontend.port
-
-
-def call(port: int, method: str, path: str, body: Optional[bytes] = None,
-         headers: Optional[dict[str, str]] = None) -> tuple[int, dict[str, str], bytes]:
-    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=body,
-                                     method=method, headers=headers or {})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as reply:
-            return reply.status, dict(reply.headers), reply.read()
-    except urllib.error.HTTPError as e:
-        return e.code, dict(e.headers), e.read()
 
 
 JSON_BODY = json.dumps({"inputs": [{"name": "INPUT0", "datatype": "FP32", "shape": [2],
@@ -97,6 +84,30 @@ def test_the_redirect_header_reaches_kserve_endpoints(port: int) -> None:
     assert redirect("v2/health/live")[0] == 200
     assert redirect("v2/models/m/trace/setting") == (400, b"")
     assert redirect("elsewhere") == (400, b"")
+
+
+def test_the_metrics_redirect_serves_the_servers_metrics(port: int) -> None:
+    status, _, _ = call(port, "POST", "/v1/endpoints/1:predict", JSON_BODY)
+    assert status == 200
+    status, headers, reply = call(port, "POST", "/v1/endpoints/1:predict", b"",
+                                  {"X-Vertex-Ai-Triton-Redirect": "metrics"})
+    assert status == 200 and headers["Content-Type"].startswith("text/plain")
+    assert 'nv_inference_request_success{model="m",version="1"} 1' in reply.decode()
+
+
+def test_the_shapes_the_vertex_ai_sdk_sends(port: int) -> None:
+    # Endpoint.raw_predict(body, headers) passes both through; Vertex AI
+    # forwards header names in lower case.
+    status, _, reply = call(port, "POST", "/v1/endpoints/1:predict", JSON_BODY,
+                            {"content-type": "application/json",
+                             "x-vertex-ai-triton-redirect": "v2/models/m/infer"})
+    assert status == 200 and json.loads(reply)["outputs"][0]["data"] == [1.0, 2.0]
+    # Endpoint.predict(instances=...) sends {"instances": [...]}, which is
+    # not a KServe request: a clear 400, as for any malformed body.
+    status, _, reply = call(port, "POST", "/v1/endpoints/1:predict",
+                            json.dumps({"instances": [[1.0, 2.0]]}).encode(),
+                            {"Content-Type": "application/json"})
+    assert status == 400 and "Unable to parse 'inputs'" in json.loads(reply)["error"]
 
 
 def test_the_default_model_rule(tmp_path: pathlib.Path, make_server) -> None:

@@ -103,12 +103,12 @@ runtime::status http_frontend::start() {
         return vertex.error();
       handler = std::move(*vertex);
     } else if (options_.sagemaker) {
-      if (options_.sagemaker_ping_mode != "ready" && options_.sagemaker_ping_mode != "live")
-        return runtime::invalid_argument("the SageMaker ping mode is 'ready' or 'live', not '"
-                                         + options_.sagemaker_ping_mode + "'");
-      handler = std::make_shared<transports::http::cloud::sagemaker_handler>(
-        transports::http::cloud::sagemaker_handler_options{
-          std::move(*kserve), options_.sagemaker_default_model, options_.sagemaker_ping_mode});
+      auto sagemaker = transports::http::cloud::sagemaker_handler::make(
+        {std::move(*kserve), options_.sagemaker_default_model, options_.sagemaker_ping_mode,
+         options_.sagemaker_inference_type, sagemaker_models_});
+      if (!sagemaker)
+        return sagemaker.error();
+      handler = std::move(*sagemaker);
     }
     auto o = transport_options(options_);
     if (port != 0)

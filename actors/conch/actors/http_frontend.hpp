@@ -3,6 +3,7 @@
 #include "conch/actors/listening_frontend.hpp"
 #include "conch/actors/http_options.hpp"
 #include "conch/actors/server.hpp"
+#include "conch/transports/http/cloud/sagemaker_models.hpp"
 
 namespace conch::actors {
 
@@ -30,6 +31,9 @@ class http_frontend final : public listening_frontend {
  private:
   http_options options_;
   std::shared_ptr<runtime::statistics::byte_budget> input_;  // across restarts
+  // The models a SageMaker multi-model endpoint loaded, across restarts.
+  std::shared_ptr<transports::http::cloud::sagemaker_models> sagemaker_models_
+    = std::make_shared<transports::http::cloud::sagemaker_models>();
 };
 
 } // namespace conch::actors

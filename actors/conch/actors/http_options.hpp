@@ -51,6 +51,9 @@ struct http_options {
   std::string sagemaker_default_model = "unspecified_SAGEMAKER_TRITON_DEFAULT_MODEL_NAME";
   /// SageMaker: "ready" or "live", what GET /ping answers 200 for.
   std::string sagemaker_ping_mode = "ready";
+  /// SageMaker: "infer", "generate" or "generate_stream", the KServe
+  /// endpoint /invocations is served by.
+  std::string sagemaker_inference_type = "infer";
   /// Serve Vertex AI's health and predict routes instead of the KServe
   /// paths, over the same routes (vertex_ai_handler.hpp).
   bool vertex_ai = false;

@@ -146,6 +146,16 @@ class server {
   /// actor system.
   void unload_async(const std::string& name, bool unload_dependents, status_callback done);
 
+  /// As register_model_repository, but returns at once; `done` runs once, on
+  /// a thread of the actor system.
+  void register_model_repository_async(const std::string& path,
+                                       const std::map<std::string, std::string>& name_mapping,
+                                       status_callback done);
+
+  /// As unregister_model_repository, but returns at once; `done` runs once,
+  /// on a thread of the actor system.
+  void unregister_model_repository_async(const std::string& path, status_callback done);
+
   // -- inference ----------------------------------------------------------------------
 
   /// Submits a request. `on_response` receives every response (several for a

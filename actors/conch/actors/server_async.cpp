@@ -39,6 +39,19 @@ void server::unload_async(const std::string& name, bool unload_dependents, statu
                     unload_dependents);
 }
 
+void server::register_model_repository_async(
+  const std::string& path, const std::map<std::string, std::string>& name_mapping,
+  status_callback done) {
+  auto root = std::make_shared<const runtime::repository::repository_root>(
+    runtime::repository::repository_root{path, name_mapping});
+  ask_async<status>(*core_->sys, core_->repository, std::move(done), register_atom_v,
+                    repository_root_ptr{std::move(root)});
+}
+
+void server::unregister_model_repository_async(const std::string& path, status_callback done) {
+  ask_async<status>(*core_->sys, core_->repository, std::move(done), unregister_atom_v, path);
+}
+
 std::shared_ptr<transports::shm::region_registry> server::shared_memory() const {
   return core_->shared_memory;
 }

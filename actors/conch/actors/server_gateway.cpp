@@ -120,6 +120,19 @@ void server_gateway::unload(std::string name, bool unload_dependents,
   srv_.unload_async(name, unload_dependents, std::move(done));
 }
 
+void server_gateway::register_repository(std::string path,
+                                         std::map<std::string, std::string> name_mapping,
+                                         transports::completion<runtime::status> done) {
+  srv_.register_model_repository_async(path, name_mapping, std::move(done));
+}
+
+void server_gateway::unregister_repository(std::string path,
+                                           transports::completion<runtime::status> done) {
+  srv_.unregister_model_repository_async(path, std::move(done));
+}
+
+std::string server_gateway::metrics_text() const { return srv_.metrics_text(); }
+
 transports::log_settings server_gateway::logging() const {
   return runtime::logging::current_settings();
 }

@@ -31,6 +31,11 @@ class server_gateway final : public transports::gateway {
             transports::completion<runtime::status> done) override;
   void unload(std::string name, bool unload_dependents,
               transports::completion<runtime::status> done) override;
+  void register_repository(std::string path, std::map<std::string, std::string> name_mapping,
+                           transports::completion<runtime::status> done) override;
+  void unregister_repository(std::string path,
+                             transports::completion<runtime::status> done) override;
+  std::string metrics_text() const override;
   transports::log_settings logging() const override;
   runtime::result<transports::log_settings>
   update_logging(const transports::log_settings_update& update) override;

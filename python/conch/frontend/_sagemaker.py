@@ -1,6 +1,6 @@
 """SageMaker: Amazon SageMaker's hosting contract (GET /ping, POST
-/invocations), as Triton's SageMaker frontend serves it (Conch's addition
-to the ``tritonfrontend`` API)."""
+/invocations, the multi-model /models routes), as Triton's SageMaker
+frontend serves it (Conch's addition to the ``tritonfrontend`` API)."""
 
 from __future__ import annotations
 
@@ -27,11 +27,17 @@ def _ping_mode() -> str:
     return os.environ.get("SAGEMAKER_TRITON_PING_MODE", "ready")
 
 
+def _inference_type() -> str:
+    return os.environ.get("SAGEMAKER_TRITON_INFERENCE_TYPE", "infer")
+
+
 class SageMaker(Frontend):
     """Serves a started Server on SageMaker's paths: GET /ping answers 200
     while the server is ready, POST /invocations runs the default model
     with a KServe v2 body (binary tensors announced by the content type
-    ``application/vnd.sagemaker-triton.binary+json;json-header-size=N``).
+    ``application/vnd.sagemaker-triton.binary+json;json-header-size=N``),
+    and a multi-model endpoint loads, lists, invokes and unloads models
+    under /models (the server needs model_control_mode="explicit" there).
 
         with SageMaker(server, SageMaker.Options(default_model="densenet")):
             ...
@@ -49,6 +55,9 @@ class SageMaker(Frontend):
         #: "ready" or "live": what /ping answers 200 for
         #: (SAGEMAKER_TRITON_PING_MODE).
         ping_mode: str = field(default_factory=_ping_mode)
+        #: "infer", "generate" or "generate_stream": the KServe endpoint
+        #: /invocations is served by (SAGEMAKER_TRITON_INFERENCE_TYPE).
+        inference_type: str = field(default_factory=_inference_type)
 
     def _create(self, native_server: Any, options: "SageMaker.Options") -> Any:
         return _conch.HttpFrontend(
@@ -57,4 +66,5 @@ class SageMaker(Frontend):
             sagemaker=True,
             sagemaker_default_model=options.default_model,
             sagemaker_ping_mode=options.ping_mode,
+            sagemaker_inference_type=options.inference_type,
         )

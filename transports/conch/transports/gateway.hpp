@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -132,6 +133,23 @@ class gateway {
   /// Unloads model `name` (and the models only it needed, when asked).
   virtual void unload(std::string name, bool unload_dependents,
                       completion<runtime::status> done) = 0;
+
+  /// Adds the model repository at `path`, its directories named by
+  /// `name_mapping` (directory -> model name) where given; EXPLICIT mode
+  /// only. ALREADY_EXISTS for a path already registered or a conflicting
+  /// name, INVALID_ARG for a path that is not a directory.
+  virtual void register_repository(std::string path,
+                                   std::map<std::string, std::string> name_mapping,
+                                   completion<runtime::status> done) = 0;
+
+  /// Removes the model repository at `path`; INVALID_ARG when none is
+  /// registered there.
+  virtual void unregister_repository(std::string path, completion<runtime::status> done) = 0;
+
+  // -- metrics ---------------------------------------------------------------
+
+  /// The server's metrics in the Prometheus text format.
+  virtual std::string metrics_text() const = 0;
 
   // -- logging ---------------------------------------------------------------
 

@@ -71,7 +71,8 @@ make_http_frontend(py_server& srv, std::string address, int port, bool reuse_por
                    std::vector<feature_group_tuple> restricted_features, int64_t max_inflight,
                    size_t max_input_size, size_t max_header_size, const py::dict& policy,
                    bool sagemaker, std::string sagemaker_default_model,
-                   std::string sagemaker_ping_mode, bool vertex_ai,
+                   std::string sagemaker_ping_mode, std::string sagemaker_inference_type,
+                   bool vertex_ai,
                    std::string vertex_ai_default_model, std::string vertex_ai_health_route,
                    std::string vertex_ai_predict_route) {
   actors::http_options o;
@@ -89,6 +90,7 @@ make_http_frontend(py_server& srv, std::string address, int port, bool reuse_por
   o.sagemaker = sagemaker;
   o.sagemaker_default_model = std::move(sagemaker_default_model);
   o.sagemaker_ping_mode = std::move(sagemaker_ping_mode);
+  o.sagemaker_inference_type = std::move(sagemaker_inference_type);
   o.vertex_ai = vertex_ai;
   o.vertex_ai_default_model = std::move(vertex_ai_default_model);
   o.vertex_ai_health_route = std::move(vertex_ai_health_route);
@@ -176,7 +178,8 @@ void bind_frontends(py::module_& m) {
          py::arg("max_header_size") = size_t{64} << 10, py::arg("policy") = py::dict{},
          py::arg("sagemaker") = false,
          py::arg("sagemaker_default_model") = "unspecified_SAGEMAKER_TRITON_DEFAULT_MODEL_NAME",
-         py::arg("sagemaker_ping_mode") = "ready", py::arg("vertex_ai") = false,
+         py::arg("sagemaker_ping_mode") = "ready", py::arg("sagemaker_inference_type") = "infer",
+         py::arg("vertex_ai") = false,
          py::arg("vertex_ai_default_model") = "", py::arg("vertex_ai_health_route") = "",
          py::arg("vertex_ai_predict_route") = "",
          "Creates the frontend (SageMaker's paths with `sagemaker`, Vertex AI's with "

@@ -11,9 +11,9 @@ namespace {
 
 constexpr std::string_view header_length = "Inference-Header-Content-Length";
 
-// Moves a KServe binary answer's header length into SageMaker's content
-// type: the one way SageMaker clients read it.
-void to_sagemaker(response& r) {
+} // namespace
+
+void to_sagemaker_answer(response& r) {
   const auto* length = r.headers.find(header_length);
   if (length == nullptr)
     return;
@@ -21,7 +21,21 @@ void to_sagemaker(response& r) {
   r.headers.erase(header_length);
 }
 
-} // namespace
+runtime::result<std::shared_ptr<sagemaker_handler>>
+sagemaker_handler::make(sagemaker_handler_options options) {
+  if (!options.kserve)
+    return runtime::invalid_argument("a SageMaker handler needs a KServe handler");
+  if (options.ping_mode != "ready" && options.ping_mode != "live")
+    return runtime::invalid_argument("the SageMaker ping mode is 'ready' or 'live', not '"
+                                     + options.ping_mode + "'");
+  const auto& type = options.inference_type;
+  if (type != "infer" && type != "generate" && type != "generate_stream")
+    return runtime::invalid_argument("Server has invalid inference type '" + type
+                                     + "'. Must be one of: infer, generate, generate_stream.");
+  if (!options.models)
+    options.models = std::make_shared<sagemaker_models>();
+  return std::shared_ptr<sagemaker_handler>{new sagemaker_handler{std::move(options)}};
+}
 
 void sagemaker_handler::handle(request_ptr req, responder res) {
   if (req->path == "/ping") {
@@ -38,13 +52,22 @@ void sagemaker_handler::handle(request_ptr req, responder res) {
       res.send(response::error(405, "Method Not Allowed"));
       return;
     }
+    if (options_.inference_type != "infer") {
+      retarget(*req, {"v2", "models", options_.default_model, options_.inference_type});
+      options_.kserve->handle(std::move(req), std::move(res));
+      return;
+    }
     if (auto refused = announce_binary(*req, binary_content_type)) {
       res.send(std::move(*refused));
       return;
     }
     retarget(*req, {"v2", "models", options_.default_model, "infer"});
-    res.set_transform(&to_sagemaker);
+    res.set_transform(&to_sagemaker_answer);
     options_.kserve->handle(std::move(req), std::move(res));
+    return;
+  }
+  if (req->path.rfind("/models", 0) == 0) {
+    serve_models(mme_, std::move(req), std::move(res));
     return;
   }
   // Triton answers any other path with 400 and no body.

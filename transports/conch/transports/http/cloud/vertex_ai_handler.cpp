@@ -98,6 +98,13 @@ void vertex_ai_handler::redirect(request_ptr req, responder res, const std::stri
   auto path = target.substr(target.find_first_not_of('/') == std::string::npos
                               ? target.size()
                               : target.find_first_not_of('/'));
+  if (path == "metrics") {
+    // The server's metrics on this port, as Triton's Vertex AI frontend
+    // serves them (a Vertex AI endpoint forwards nothing else).
+    res.send(response::text(200, options_.kserve->server()->metrics_text(),
+                            "text/plain; charset=utf-8"));
+    return;
+  }
   for (const auto& rule : redirect_rules()) {
     if (!std::regex_match(path, rule.pattern))
       continue;

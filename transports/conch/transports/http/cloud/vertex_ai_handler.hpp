@@ -29,7 +29,8 @@ struct vertex_ai_handler_options {
 /// `application/vnd.vertex-ai-triton.binary+json;json-header-size=N`), or,
 /// with an `X-Vertex-Ai-Triton-Redirect` header, the KServe endpoint it
 /// names (`v2/models/m/infer`, `v2/models/m/ready`, `v2/repository/index`,
-/// ...). Anything else is 400 with an empty body.
+/// ...), or `metrics`: the server's Prometheus metrics on this port.
+/// Anything else is 400 with an empty body.
 class vertex_ai_handler final : public handler {
  public:
   /// INVALID_ARG, with Triton's texts, for a route that is missing or not a

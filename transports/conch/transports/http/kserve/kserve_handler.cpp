@@ -69,9 +69,8 @@ void kserve_handler::handle(request_ptr req, responder res) {
   }
   // As Triton does, a restricted group answers 403 before the method is
   // looked at.
-  if (auto key = restricted_.missing_header(feature_of(target->target), req->headers)) {
-    res.send(response::error(403, "This API is restricted, expecting header '"
-                                    + std::string{*key} + "'"));
+  if (auto refused = refuse_restricted(feature_of(target->target), req->headers)) {
+    res.send(std::move(*refused));
     return;
   }
   if (!method_allowed(*target, req->method)) {
@@ -80,15 +79,31 @@ void kserve_handler::handle(request_ptr req, responder res) {
   }
   admission::ticket ticket;
   if (admitted(target->target)) {
-    ticket = admission_.try_admit();
-    if (!ticket) {
-      res.send(
-        error_reply(runtime::unavailable("the server is busy: too many requests in flight")));
+    auto admitted = admit();
+    if (!admitted) {
+      res.send(error_reply(admitted.error()));
       return;
     }
+    ticket = std::move(*admitted);
   }
   endpoint_function(target->target)(
     route_call{settings_, std::move(*target), std::move(req), std::move(res), std::move(ticket)});
+}
+
+std::optional<response> kserve_handler::refuse_restricted(feature f,
+                                                          const header_map& headers) const {
+  auto key = restricted_.missing_header(f, headers);
+  if (!key)
+    return std::nullopt;
+  return response::error(403,
+                         "This API is restricted, expecting header '" + std::string{*key} + "'");
+}
+
+runtime::result<admission::ticket> kserve_handler::admit() const {
+  auto ticket = admission_.try_admit();
+  if (!ticket)
+    return runtime::unavailable("the server is busy: too many requests in flight");
+  return ticket;
 }
 
 } // namespace conch::transports::http::kserve

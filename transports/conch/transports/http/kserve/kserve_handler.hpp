@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,20 @@ class kserve_handler final : public handler {
 
   /// Requests admitted and not yet answered.
   int64_t in_flight() const noexcept { return admission_.in_flight(); }
+
+  // For handlers that serve a dialect over these routes (cloud/): the same
+  // server, restrictions and admission as the KServe endpoints.
+
+  /// The server the requests go to.
+  const gateway_ptr& server() const noexcept { return settings_.server; }
+
+  /// The 403 answer for a request with `headers` to restricted feature `f`;
+  /// nullopt when it may go on.
+  std::optional<response> refuse_restricted(feature f, const header_map& headers) const;
+
+  /// A ticket that counts a request waiting on the server, or the 503 answer
+  /// when max_inflight requests wait already.
+  runtime::result<admission::ticket> admit() const;
 
  private:
   kserve_handler(route_settings settings, restrictions restricted, int64_t max_inflight,
