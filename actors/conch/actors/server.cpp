@@ -89,6 +89,7 @@ runtime::result<server> server::start(caf::actor_system& sys, server_options opt
     return st;
   }
   c->flags->accepting.store(true);
+  c->flags->frontends_open.store(true);
   CONCH_LOG_INFO << "server '" << options.server_id << "' started";
   return server{std::move(c)};
 }

@@ -172,6 +172,14 @@ class server {
   request_handle infer_inline(runtime::inference_request request,
                               runtime::response_callback on_response);
 
+  /// As infer (infer_inline with `inline_ok`), for a request a network
+  /// frontend received: admitted until the frontends have drained at a stop
+  /// instead of refused from its start (server_flags::frontends_open). The
+  /// frontend counts and drains its own requests in flight, so the
+  /// in-process frontend's limit and count do not apply.
+  request_handle infer_from_frontend(runtime::inference_request request,
+                                     runtime::response_callback on_response, bool inline_ok);
+
   // -- tracing (server_tracing.cpp) ---------------------------------------------------
 
   /// The global trace settings (model empty), or a model's.
@@ -230,7 +238,7 @@ class server {
  private:
   explicit server(std::shared_ptr<core> c) : core_(std::move(c)) {}
   request_handle submit(runtime::inference_request request, runtime::response_callback on_response,
-                        bool inline_ok);
+                        bool inline_ok, bool from_frontend = false);
   std::shared_ptr<core> core_;
 };
 

@@ -17,6 +17,12 @@ struct server_flags {
   std::atomic<bool> live{false};
   /// New inference requests are admitted (false from the start of stop()).
   std::atomic<bool> accepting{false};
+  /// Requests that network frontends received are admitted: until those
+  /// frontends have drained at a stop. Each stops taking requests itself
+  /// (closes its listener, answers 503, refuses new gRPC calls on the wire,
+  /// where a load balancer can retry them), so a request that reached one
+  /// before it closed is served rather than refused.
+  std::atomic<bool> frontends_open{false};
   /// Every model that should be loaded is READY (see strict_readiness).
   std::atomic<bool> models_ready{false};
 

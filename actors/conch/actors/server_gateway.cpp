@@ -174,13 +174,13 @@ std::shared_ptr<transports::shm::region_registry> server_gateway::shared_memory(
 
 transports::cancel_fn server_gateway::infer(runtime::inference_request request,
                                             runtime::response_callback on_response) {
-  auto handle = srv_.infer(std::move(request), std::move(on_response));
+  auto handle = srv_.infer_from_frontend(std::move(request), std::move(on_response), false);
   return [handle] { handle.cancel(); };
 }
 
 transports::cancel_fn server_gateway::infer_inline(runtime::inference_request request,
                                                    runtime::response_callback on_response) {
-  auto handle = srv_.infer_inline(std::move(request), std::move(on_response));
+  auto handle = srv_.infer_from_frontend(std::move(request), std::move(on_response), true);
   return [handle] { handle.cancel(); };
 }
 

@@ -123,11 +123,22 @@ request_handle server::infer_inline(runtime::inference_request request,
   return submit(std::move(request), std::move(on_response), core_->options.direct_lane);
 }
 
+request_handle server::infer_from_frontend(runtime::inference_request request,
+                                           runtime::response_callback on_response,
+                                           bool inline_ok) {
+  return submit(std::move(request), std::move(on_response),
+                inline_ok && core_->options.direct_lane, true);
+}
+
 request_handle server::submit(runtime::inference_request request,
-                              runtime::response_callback on_response, bool inline_ok) {
+                              runtime::response_callback on_response, bool inline_ok,
+                              bool from_frontend) {
   auto job = std::make_shared<runtime::inference_job>(std::move(request), std::move(on_response));
   auto& c = *core_;
-  auto admitted = c.flags->accepting.load(std::memory_order_acquire)
+  auto admitted = from_frontend ? (c.flags->frontends_open.load(std::memory_order_acquire)
+                                     ? inprocess_frontend::admission::admitted
+                                     : inprocess_frontend::admission::stopping)
+                  : c.flags->accepting.load(std::memory_order_acquire)
                     ? c.inprocess->admit(*job)
                     : inprocess_frontend::admission::stopping;
   if (admitted != inprocess_frontend::admission::admitted) {

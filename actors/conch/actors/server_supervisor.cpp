@@ -59,6 +59,7 @@ void server_supervisor::on_exit() {
   // Whatever is still alive must not outlive its supervisor.
   kill_children();
   spec_.flags->accepting.store(false);
+  spec_.flags->frontends_open.store(false);
   spec_.flags->live.store(false);
   frontends_.clear();
   pool_ = nullptr;
@@ -122,6 +123,9 @@ void server_supervisor::stop_frontends() {
 
 void server_supervisor::stop_adapters() {
   phase_ = phase::adapters;
+  // The frontends have drained (or were aborted): nothing they received
+  // is admitted any more.
+  spec_.flags->frontends_open.store(false);
   if (!pool_)
     return stop_models(); // it ended earlier: nothing to wait for
   send_exit(pool_, caf::exit_reason::user_shutdown);

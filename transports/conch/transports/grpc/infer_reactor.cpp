@@ -116,7 +116,7 @@ infer_reactor* infer_reactor::start(gateway& server, std::shared_ptr<inflight_ca
   call->finishing = &finishing;
   call->trace = std::move(trace);
   self->call_ = call;
-  auto ticket = call->calls->admit();
+  auto ticket = call->calls->admit_unary();
   if (!ticket) {
     self->Finish(to_grpc_status(runtime::unavailable("the gRPC server is stopping")));
     call->finished = true;

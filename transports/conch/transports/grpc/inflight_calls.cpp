@@ -6,8 +6,19 @@ namespace conch::transports::grpc {
 
 std::optional<uint64_t> inflight_calls::admit() {
   std::lock_guard<std::mutex> guard{mutex_};
-  if (stopping_)
+  if (stopping_ || cancelled_)
     return std::nullopt;
+  return add();
+}
+
+std::optional<uint64_t> inflight_calls::admit_unary() {
+  std::lock_guard<std::mutex> guard{mutex_};
+  if (cancelled_)
+    return std::nullopt;
+  return add();
+}
+
+uint64_t inflight_calls::add() {
   auto ticket = next_++;
   calls_.emplace(ticket, entry{});
   count_.store(calls_.size(), std::memory_order_relaxed);
@@ -65,6 +76,7 @@ void inflight_calls::cancel_all() {
   std::vector<cancel_fn> cancels;
   {
     std::lock_guard<std::mutex> guard{mutex_};
+    cancelled_ = true;
     for (auto& [ticket, e] : calls_)
       if (e.cancel)
         cancels.push_back(e.cancel);

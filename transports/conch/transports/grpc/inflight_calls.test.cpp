@@ -1,4 +1,5 @@
-// inflight_calls: admission until stop, stop hooks, cancellation.
+// inflight_calls: admission until stop (unary calls until cancelled), stop
+// hooks, cancellation.
 
 #include "conch/transports/grpc/inflight_calls.hpp"
 
@@ -13,6 +14,20 @@ TEST(inflight_calls, admits_until_stopped) {
   EXPECT_FALSE(calls.stopping());
   calls.stop();
   EXPECT_TRUE(calls.stopping());
+  EXPECT_FALSE(calls.admit());
+}
+
+TEST(inflight_calls, unary_calls_are_admitted_while_draining_until_cancelled) {
+  inflight_calls calls;
+  calls.stop();
+  auto drained = calls.admit_unary();
+  ASSERT_TRUE(drained);
+  EXPECT_EQ(calls.in_flight(), 1u);
+  int cancelled = 0;
+  calls.set_cancel(*drained, [&] { ++cancelled; });
+  calls.cancel_all();
+  EXPECT_EQ(cancelled, 1);
+  EXPECT_FALSE(calls.admit_unary());
   EXPECT_FALSE(calls.admit());
 }
 
