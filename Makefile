@@ -23,7 +23,7 @@ PIP_ENV    = CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
 IDENTITY_ONNX = python/examples/example_model_repository/identity/1/model.onnx
 SEQUENCE_ONNX = python/examples/example_model_repository/simple_sequence/1/model.onnx
 
-.PHONY: all setup build python examples run test asan tsan fuzz soak bench bench-peers clean
+.PHONY: all setup build python examples run test asan tsan fuzz soak bench bench-peers image rollout clean
 
 all: build
 
@@ -50,6 +50,27 @@ $(IDENTITY_ONNX): python/examples/make_identity_onnx.py | setup
 
 $(SEQUENCE_ONNX): python/examples/make_simple_sequence_onnx.py | setup
 	.venv/bin/python python/examples/make_simple_sequence_onnx.py $@
+
+# Three `conch serve` replicas behind nginx (deploy/nginx/nginx.conf) under
+# HTTP and gRPC load, restarted one at a time with SIGTERM: no request may
+# fail (python/tests/test_rolling_restart.py). nginx comes with --bench.
+rollout: python
+	@bash scripts/setup.sh --bench
+	.venv/bin/python -m pytest -q -m rollout python/tests/test_rolling_restart.py
+
+# The container image (Containerfile) as localhost/conch:latest, with podman
+# or buildah (Debian packages; installed when neither is there). Needs the
+# base image from a registry, or BASE=<a local image>.
+IMAGE ?= localhost/conch:latest
+image:
+	@command -v podman >/dev/null || command -v buildah >/dev/null \
+	  || (sudo -n true 2>/dev/null && sudo apt-get install -y -qq podman) \
+	  || apt-get install -y -qq podman
+	@if command -v podman >/dev/null; then \
+	  podman build -f Containerfile -t $(IMAGE) $(if $(BASE),--build-arg BASE=$(BASE)) . ; \
+	else \
+	  buildah bud -f Containerfile -t $(IMAGE) $(if $(BASE),--build-arg BASE=$(BASE)) . ; \
+	fi
 
 # Serves the example repository over KServe HTTP until Ctrl-C.
 run: python
