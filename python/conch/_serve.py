@@ -5,8 +5,10 @@ SIGINT or SIGTERM, then stopped gracefully. The flags are those of
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
 import selectors
+import shutil
 import signal
 import socket
 import sys
@@ -298,7 +300,9 @@ def _default_repositories() -> list[str]:
     storage = os.environ.get("AIP_STORAGE_URI", "")
     if storage or not _multi_model():
         return [storage]
-    return [tempfile.mkdtemp(prefix="conch-sagemaker-")]
+    empty = tempfile.mkdtemp(prefix="conch-sagemaker-")
+    atexit.register(shutil.rmtree, empty, True)
+    return [empty]
 
 
 def _options(args: argparse.Namespace) -> Options:

@@ -124,6 +124,17 @@ def test_the_target_model_header_names_the_model_on_the_server(
     assert not server.model("resnet.tar.gz").ready()
 
 
+def test_a_model_unloaded_behind_the_endpoints_back_still_unloads_cleanly(
+        port: int, models: pathlib.Path, server: conch.Server) -> None:
+    assert load(port, "m", models / "1a2b3c" / "model")[0] == 200
+    server.unload("m")
+    # The repository is unregistered all the same: the folder loads again.
+    assert call(port, "DELETE", "/models/m", None,
+                {"X-Amzn-SageMaker-Target-Model": "another"})[0] == 200
+    assert load(port, "m", models / "1a2b3c" / "model")[0] == 200
+    assert invoke(port, "m")[0] == 200
+
+
 def test_a_folder_holding_an_ensemble_loads_the_ensemble(
         port: int, tmp_path: pathlib.Path, server: conch.Server) -> None:
     folder = tmp_path / "opt" / "ml" / "models" / "ens" / "model"

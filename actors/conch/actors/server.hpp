@@ -174,9 +174,10 @@ class server {
 
   /// As infer (infer_inline with `inline_ok`), for a request a network
   /// frontend received: admitted until the frontends have drained at a stop
-  /// instead of refused from its start (server_flags::frontends_open). The
-  /// frontend counts and drains its own requests in flight, so the
-  /// in-process frontend's limit and count do not apply.
+  /// instead of refused from its start (server_flags::frontends_open); a
+  /// request of a sequence is refused from the start, as the schedulers end
+  /// idle sequences then. The frontend counts and drains its own requests
+  /// in flight, so the in-process frontend's limit and count do not apply.
   request_handle infer_from_frontend(runtime::inference_request request,
                                      runtime::response_callback on_response, bool inline_ok);
 

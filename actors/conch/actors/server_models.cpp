@@ -135,12 +135,18 @@ request_handle server::submit(runtime::inference_request request,
                               bool from_frontend) {
   auto job = std::make_shared<runtime::inference_job>(std::move(request), std::move(on_response));
   auto& c = *core_;
-  auto admitted = from_frontend ? (c.flags->frontends_open.load(std::memory_order_acquire)
-                                     ? inprocess_frontend::admission::admitted
-                                     : inprocess_frontend::admission::stopping)
-                  : c.flags->accepting.load(std::memory_order_acquire)
-                    ? c.inprocess->admit(*job)
-                    : inprocess_frontend::admission::stopping;
+  // A sequence's request is refused from the start of a stop wherever it
+  // comes from: the schedulers end idle sequences as the stop begins, so
+  // its sequence may be gone already.
+  bool sequence = !std::holds_alternative<std::monostate>(job->request().correlation_id);
+  auto admitted = from_frontend && !sequence
+                    ? (c.flags->frontends_open.load(std::memory_order_acquire)
+                         ? inprocess_frontend::admission::admitted
+                         : inprocess_frontend::admission::stopping)
+                  : !c.flags->accepting.load(std::memory_order_acquire)
+                    ? inprocess_frontend::admission::stopping
+                  : from_frontend ? inprocess_frontend::admission::admitted
+                                  : c.inprocess->admit(*job);
   if (admitted != inprocess_frontend::admission::admitted) {
     job->fail(admitted == inprocess_frontend::admission::busy
                 ? runtime::unavailable("the server is busy: too many requests in flight")

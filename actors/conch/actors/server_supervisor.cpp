@@ -56,11 +56,12 @@ void server_supervisor::on_exit() {
     if (rp.pending())
       rp.deliver(unexpected);
   stop_rps_.clear();
-  // Whatever is still alive must not outlive its supervisor.
-  kill_children();
+  // Nothing is admitted from here on, then whatever is still alive must not
+  // outlive its supervisor.
   spec_.flags->accepting.store(false);
   spec_.flags->frontends_open.store(false);
   spec_.flags->live.store(false);
+  kill_children();
   frontends_.clear();
   pool_ = nullptr;
   repository_ = nullptr;
@@ -160,6 +161,9 @@ void server_supervisor::on_deadline() {
     // Abandon the work that is left: cancel running requests and force every
     // transport closed, then give the tree a moment to release it all.
     timed_out_ = true;
+    // The models are being cancelled: a request a frontend still hands in
+    // now could reach a scheduler that has ended.
+    spec_.flags->frontends_open.store(false);
     for (auto& fe : frontends_)
       send(fe, abort_atom_v);
     if (repository_)

@@ -59,18 +59,21 @@ std::string body_text(const response& r) {
 }
 
 // Triton answers the errors of a multi-model request 400, or 507 for want
-// of memory; Conch keeps 503 (and 429) so a busy server reads as one.
+// of memory; Conch keeps 503 and 429 (a busy or stopping server) and 403 (a
+// restricted group) so that each reads as what it is.
 void to_mme_answer(response& r) {
   to_sagemaker_answer(r);
-  if (r.status < 400 || r.status == 503 || r.status == 429)
+  if (r.status < 400 || r.status == 503 || r.status == 429 || r.status == 403)
     return;
   r.status = out_of_memory(body_text(r)) ? 507 : 400;
 }
 
-// The load's answer for a failed status: 409 for a repository or name
-// registered already, 507 for want of memory, 400 otherwise.
-response load_error(const runtime::status& st) {
+// The answer for a failed load or unload: 409 for a repository or name
+// registered already, 503 for a server that is stopping, 507 for want of
+// memory, 400 otherwise.
+response repository_error(const runtime::status& st) {
   int code = st.code() == runtime::errc::already_exists ? 409
+             : st.code() == runtime::errc::unavailable  ? 503
              : out_of_memory(st.message())              ? 507
                                                         : 400;
   return response::error(code, st.message());
@@ -156,7 +159,7 @@ void load_model(const sagemaker_mme& mme, const request& req, responder& res,
     folder->repository, std::move(mapping),
     [gateway, models, reply, ticket, loaded](runtime::status st) {
       if (!st.is_ok()) {
-        reply->send(load_error(st));
+        reply->send(repository_error(st));
         return;
       }
       gateway->load(loaded.target, {}, [gateway, models, reply, ticket, loaded](runtime::status st) {
@@ -168,14 +171,17 @@ void load_model(const sagemaker_mme& mme, const request& req, responder& res,
         // Answered once the repository is gone again, so a retry can register it.
         gateway->unregister_repository(loaded.repository,
                                        [reply, ticket, st](runtime::status) {
-                                         reply->send(load_error(st));
+                                         reply->send(repository_error(st));
                                        });
       });
     });
 }
 
-void unload_model(const sagemaker_mme& mme, const request& req, const std::string& name,
-                  responder& res, kserve::admission::ticket ticket) {
+// Unloads the model SageMaker loaded as `name`: the server's model it
+// recorded then (whatever a target header says now, so the model unloaded
+// and the repository unregistered always belong together).
+void unload_model(const sagemaker_mme& mme, const std::string& name, responder& res,
+                  kserve::admission::ticket ticket) {
   auto m = mme.models->take(name);
   if (!m) {
     res.send(response{404});
@@ -184,19 +190,17 @@ void unload_model(const sagemaker_mme& mme, const request& req, const std::strin
   auto gateway = mme.kserve->server();
   auto models = mme.models;
   auto reply = std::make_shared<responder>(std::move(res));
-  gateway->unload(header_or(req, m->target), true,
-                  [gateway, models, reply, ticket, m = *m](runtime::status st) {
-                    if (!st.is_ok()) {
-                      models->add(m);
-                      reply->send(response::error(400, st.message()));
-                      return;
-                    }
-                    gateway->unregister_repository(
-                      m.repository, [reply, ticket](runtime::status st) {
-                        reply->send(st.is_ok() ? response{200}
-                                               : response::error(400, st.message()));
-                      });
-                  });
+  gateway->unload(m->target, true, [gateway, models, reply, ticket, m = *m](runtime::status st) {
+    // A model that is gone already is as good as unloaded.
+    if (!st.is_ok() && st.code() != runtime::errc::not_found) {
+      models->add(m);
+      reply->send(repository_error(st));
+      return;
+    }
+    gateway->unregister_repository(m.repository, [reply, ticket](runtime::status st) {
+      reply->send(st.is_ok() ? response{200} : repository_error(st));
+    });
+  });
 }
 
 void invoke_model(const sagemaker_mme& mme, request_ptr req, const std::string& name,
@@ -256,7 +260,7 @@ void serve_models(const sagemaker_mme& mme, request_ptr req, responder res) {
   if (load)
     load_model(mme, *req, res, std::move(*ticket));
   else
-    unload_model(mme, *req, path->name, res, std::move(*ticket));
+    unload_model(mme, path->name, res, std::move(*ticket));
 }
 
 bool out_of_memory(std::string_view message) {

@@ -25,11 +25,12 @@ struct sagemaker_mme {
 ///    names the model on the server when given): the url's repository is
 ///    registered and the model loaded; 409 when it is registered already,
 ///    507 when loading failed for want of memory, 400 otherwise;
-///  - DELETE /models/{name} unloads it (with the models only it needed) and
-///    unregisters its repository;
+///  - DELETE /models/{name} unloads it (the server's model recorded at load
+///    time, with the models only it needed) and unregisters its repository;
 ///  - POST /models/{name}/invoke runs it (the header names the server's model
 ///    when given), as /invocations does; errors are 400, or 507 for want of
-///    memory, as Triton answers them, except 503 for a busy server.
+///    memory, as Triton answers them, except 503 and 429 for a busy or
+///    stopping server and 403 for a restricted one.
 /// The routes other than invoke belong to the model-repository feature.
 void serve_models(const sagemaker_mme& mme, request_ptr req, responder res);
 
