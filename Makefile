@@ -23,7 +23,7 @@ PIP_ENV    = CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
 IDENTITY_ONNX = python/examples/example_model_repository/identity/1/model.onnx
 SEQUENCE_ONNX = python/examples/example_model_repository/simple_sequence/1/model.onnx
 
-.PHONY: all setup build python examples run test asan tsan fuzz soak bench bench-peers image rollout clean
+.PHONY: all setup build python wheel examples run test asan tsan fuzz soak bench bench-peers image rollout clean
 
 all: build
 
@@ -42,6 +42,11 @@ python: setup examples
 	  --no-build-isolation --no-deps .
 	.venv/bin/python -m pip install -q --disable-pip-version-check \
 	  --no-build-isolation --no-deps ./python/compat
+
+# Self-contained wheels of conch and the compatibility packages, in
+# build/wheelhouse (scripts/build-wheel.sh).
+wheel: setup
+	JOBS=$(JOBS) bash scripts/build-wheel.sh build/wheelhouse
 
 examples: $(IDENTITY_ONNX) $(SEQUENCE_ONNX)
 

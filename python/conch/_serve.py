@@ -572,7 +572,10 @@ def serve(args: argparse.Namespace) -> int:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """The `conch` command."""
+    from . import __version__
+
     parser = argparse.ArgumentParser(prog="conch", description="Conch inference server")
+    parser.add_argument("--version", action="version", version=f"conch {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     serve_parser = commands.add_parser(
         "serve", help="serve a model repository over the network until SIGINT or SIGTERM")
