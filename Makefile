@@ -23,7 +23,7 @@ PIP_ENV    = CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
 IDENTITY_ONNX = python/examples/example_model_repository/identity/1/model.onnx
 SEQUENCE_ONNX = python/examples/example_model_repository/simple_sequence/1/model.onnx
 
-.PHONY: all setup build python wheel examples run test asan tsan fuzz soak bench bench-peers image rollout clean
+.PHONY: all setup build install python wheel examples run test asan tsan fuzz soak bench bench-peers image rollout clean
 
 all: build
 
@@ -35,6 +35,11 @@ $(BUILD)/CMakeCache.txt:
 
 build: setup $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j$(JOBS)
+
+# The C++ package (headers, static libraries, ConchConfig.cmake, conch.pc).
+PREFIX ?= /usr/local
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX) --component devel
 
 # conch, then the compatibility packages (tritonserver, triton_python_backend_utils).
 python: setup examples

@@ -3,21 +3,14 @@
 
 find_package(Threads REQUIRED)
 
-# CAF 0.17 ships neither a CMake config nor a pkg-config file.
-# CONCH_CAF_ROOT names another build of it (make tsan's, instrumented).
+# CAF 0.17 ships neither a CMake config nor a pkg-config file: ConchCAF.cmake
+# (installed with the package too) finds it. CONCH_CAF_ROOT names another
+# build of it (make tsan's, instrumented).
 set(CONCH_CAF_ROOT "" CACHE PATH "Prefix of the CAF to build against; empty: the system's")
-if(CONCH_CAF_ROOT)
-  find_path(CAF_INCLUDE_DIR caf/all.hpp PATHS ${CONCH_CAF_ROOT}/include NO_DEFAULT_PATH REQUIRED)
-  find_library(CAF_CORE_LIBRARY caf_core PATHS ${CONCH_CAF_ROOT}/lib NO_DEFAULT_PATH REQUIRED)
-else()
-  find_path(CAF_INCLUDE_DIR caf/all.hpp REQUIRED)
-  find_library(CAF_CORE_LIBRARY caf_core REQUIRED)
+include(ConchCAF)
+if(NOT TARGET CAF::core)
+  message(FATAL_ERROR "conch: CAF (libcaf-dev) not found${CONCH_CAF_ROOT_HINT}")
 endif()
-add_library(CAF::core UNKNOWN IMPORTED)
-set_target_properties(CAF::core PROPERTIES
-  IMPORTED_LOCATION "${CAF_CORE_LIBRARY}"
-  INTERFACE_INCLUDE_DIRECTORIES "${CAF_INCLUDE_DIR}"
-  INTERFACE_LINK_LIBRARIES Threads::Threads)
 
 find_package(Protobuf REQUIRED)
 find_package(prometheus-cpp CONFIG REQUIRED)
@@ -25,6 +18,7 @@ find_package(RapidJSON CONFIG REQUIRED)
 add_library(conch_rapidjson INTERFACE)
 target_include_directories(conch_rapidjson SYSTEM INTERFACE ${RAPIDJSON_INCLUDE_DIRS})
 target_compile_definitions(conch_rapidjson INTERFACE RAPIDJSON_HAS_STDSTRING=1)
+conch_export(conch_rapidjson)
 
 find_package(GTest CONFIG REQUIRED)
 include(GoogleTest)
@@ -44,10 +38,13 @@ find_package(ZLIB REQUIRED)
 # library: build them here, as C (the generated code is not valid C++).
 find_path(LLHTTP_INCLUDE_DIR llhttp.h PATHS /usr/share/include/llhttp REQUIRED)
 find_path(LLHTTP_SOURCE_DIR llhttp.c PATHS /usr/share/llhttp REQUIRED)
+# Installed, its header is in include/conch/llhttp (cmake/install.cmake).
 add_library(conch_llhttp STATIC
   ${LLHTTP_SOURCE_DIR}/api.c ${LLHTTP_SOURCE_DIR}/http.c ${LLHTTP_SOURCE_DIR}/llhttp.c)
 set_target_properties(conch_llhttp PROPERTIES LINKER_LANGUAGE C POSITION_INDEPENDENT_CODE ON)
-target_include_directories(conch_llhttp SYSTEM PUBLIC ${LLHTTP_INCLUDE_DIR})
+target_include_directories(conch_llhttp SYSTEM PUBLIC $<BUILD_INTERFACE:${LLHTTP_INCLUDE_DIR}>
+  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/conch/llhttp>)
+conch_export(conch_llhttp)
 
 # The KServe gRPC frontend: gRPC's own CMake config (libgrpc-dev) provides
 # gRPC::grpc++ and gRPC::grpc_cpp_plugin.

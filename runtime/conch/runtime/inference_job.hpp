@@ -21,7 +21,7 @@ class job_observer {
  public:
   virtual ~job_observer() = default;
   /// Called for each response before it reaches the client.
-  virtual void on_response(const inference_job&, const inference_response&, uint64_t now) {}
+  virtual void on_response(const inference_job&, const inference_response&, uint64_t /*now*/) {}
   /// Called once per job with its final response: the model's observer just
   /// before the client hears of it, the frontend's just after.
   virtual void on_complete(const inference_job&, const status& outcome, uint64_t now) = 0;
