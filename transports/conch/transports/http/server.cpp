@@ -1,9 +1,31 @@
 #include "conch/transports/http/server.hpp"
 
+#include <csignal>
+#include <mutex>
+
 #include "conch/transports/http/listener.hpp"
 #include "conch/transports/http/loop.hpp"
 
 namespace conch::transports::http {
+
+namespace {
+
+// libuv writes to sockets with write(2), which raises SIGPIPE when the peer
+// has gone, and that signal's default action ends the process. Unless the
+// program chose a disposition of its own, the transport ignores it, as
+// Python and Node do: the write then fails with EPIPE and the connection
+// closes.
+void ignore_sigpipe_unless_handled() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction current {};
+    if (::sigaction(SIGPIPE, nullptr, &current) == 0 && !(current.sa_flags & SA_SIGINFO)
+        && current.sa_handler == SIG_DFL)
+      std::signal(SIGPIPE, SIG_IGN);
+  });
+}
+
+} // namespace
 
 /// What the loop threads of one run share: how many are still running and
 /// who waits for them. Outlives the server if a loop thread drops the last
@@ -98,6 +120,7 @@ runtime::status server::open_loops(std::vector<std::shared_ptr<loop>>& loops) {
 runtime::status server::start() {
   if (running())
     return runtime::unavailable("the HTTP transport is running already");
+  ignore_sigpipe_unless_handled();
   join_threads();
   std::vector<std::shared_ptr<loop>> loops;
   if (auto st = open_loops(loops); !st) {
