@@ -19,14 +19,15 @@ endfunction()
 
 # conch_installed_headers(<out>)
 # Every header the package installs, as "<root>|conch/<layer>/.../x.hpp"
-# pairs: the three source roots' headers without the tests' fixtures.
+# pairs: the three source roots' headers without the tests' fixtures
+# (test/ and test_support/ folders, *_test_support.hpp).
 function(conch_installed_headers out)
   set(result "")
   foreach(root IN ITEMS runtime actors transports)
     file(GLOB_RECURSE headers CONFIGURE_DEPENDS RELATIVE ${PROJECT_SOURCE_DIR}/${root}
       ${PROJECT_SOURCE_DIR}/${root}/conch/*.hpp)
     foreach(header IN LISTS headers)
-      if(NOT header MATCHES "/(test|test_support)/")
+      if(NOT header MATCHES "/(test|test_support)/|_test_support\\.hpp$")
         list(APPEND result "${root}|${header}")
       endif()
     endforeach()

@@ -110,10 +110,14 @@ endif()
 string(APPEND CONCH_PC_DEP_LIBS " -lcaf_core")
 if(CONCH_WITH_CUDA)
   get_target_property(conch_cudart CUDA::cudart_static IMPORTED_LOCATION)
-  string(APPEND CONCH_PC_CFLAGS " -DCONCH_HAVE_CUDA=1 -I${CUDAToolkit_INCLUDE_DIRS}")
+  list(JOIN CUDAToolkit_INCLUDE_DIRS " -I" conch_cuda_includes)
+  string(APPEND CONCH_PC_CFLAGS " -DCONCH_HAVE_CUDA=1 -I${conch_cuda_includes}")
   string(APPEND CONCH_PC_DEP_LIBS " ${conch_cudart} -lrt")
 endif()
 string(APPEND CONCH_PC_DEP_LIBS " -ldl")
+# The prefix, from where conch.pc lies (the library folder may be deeper
+# than lib/, as Debian's lib/<triplet> is).
+file(RELATIVE_PATH CONCH_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/conch.pc.in ${PROJECT_BINARY_DIR}/conch.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/conch.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
   COMPONENT devel)

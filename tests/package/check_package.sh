@@ -17,10 +17,21 @@ mv "$scratch/staging" "$scratch/prefix"
 prefix=$scratch/prefix
 
 # Nothing installed may lead back into the checkout or the build folder.
-if grep -rIl -e "$source" "$prefix/lib/cmake" "$prefix/lib/pkgconfig"; then
-  echo "FAILED: the files above refer to $source"
+if grep -rIlF -e "$source" -e "$build" "$prefix/lib/cmake" "$prefix/lib/pkgconfig"; then
+  echo "FAILED: the files above refer to $source or $build"
   exit 1
 fi
+
+# Every header an installed header includes by a quoted name is installed.
+missing=0
+while IFS=: read -r file included; do
+  if [[ ! -e $prefix/include/$included && ! -e $prefix/include/conch/proto/$included
+        && ! -e $prefix/include/conch/llhttp/$included ]]; then
+    echo "FAILED: ${file#"$prefix"/} includes $included, which is not installed"
+    missing=1
+  fi
+done < <(grep -rHo '^#include "[^"]*"' "$prefix/include" | sed 's/#include "\(.*\)"$/\1/')
+[[ $missing == 0 ]]
 
 launcher=()
 if command -v ccache > /dev/null; then
@@ -52,5 +63,10 @@ ${CXX:-c++} -O1 -o "$scratch/conch-demo-pkg-config" "$source/docs/examples/conch
 "$scratch/conch-demo-pkg-config" "$repository" > "$scratch/demo-pkg-config.log"
 grep -q "OUTPUT0 INT32\[1,16\]: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16" \
   "$scratch/demo-pkg-config.log"
+# shellcheck disable=SC2046
+${CXX:-c++} -O1 -o "$scratch/conch-serve-kserve-pkg-config" \
+  "$source/docs/examples/serve_kserve.cpp" $(pkg-config --cflags --libs conch)
+bash "$source/tests/package/check_serve_kserve.sh" "$scratch/conch-serve-kserve-pkg-config" \
+  "$repository"
 echo "the installed package $version builds and runs the examples"
 rm -rf "$prefix" "$scratch/examples"

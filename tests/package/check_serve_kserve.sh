@@ -23,6 +23,9 @@ while IFS= read -r -t 120 line <&3; do
 done
 [[ -n $ports ]] || { echo "the example never listened"; exit 1; }
 read -r _ _ http_port _ grpc_port _ metrics_port <<< "$ports"
+# The rest of its output, read as it comes so that the pipe never fills.
+cat <&3 > "${TMPDIR:-/tmp}/conch-serve-kserve.$$.log" &
+drain_pid=$!
 
 # request <method> <port> <path> [json body]: the whole HTTP/1.1 response.
 request() {
@@ -48,12 +51,18 @@ expect "inference" "$reply" '^HTTP/1.1 200'
 expect "inference" "$reply" '"name":"OUTPUT0".*"data":\[0\.0,1\.0,2\.0,'
 expect "metrics" "$(request GET "$metrics_port" /metrics)" \
   '^nv_inference_request_success\{model="identity_fp32",version="1"\} 1$'
-exec 6<>"/dev/tcp/127.0.0.1/$grpc_port" && exec 6<&-
+if ! exec 6<>"/dev/tcp/127.0.0.1/$grpc_port"; then
+  echo "FAILED: nothing accepts connections on the gRPC port $grpc_port"
+  exit 1
+fi
+exec 6<&-
 
 kill -TERM "$server_pid"
 status=0
 wait "$server_pid" || status=$?
-while IFS= read -r line <&3; do echo "server: $line"; done
+wait "$drain_pid" || true
+sed 's/^/server: /' "${TMPDIR:-/tmp}/conch-serve-kserve.$$.log"
+rm -f "${TMPDIR:-/tmp}/conch-serve-kserve.$$.log"
 trap - EXIT
 [[ $status == 0 ]] || { echo "FAILED: exit status $status after SIGTERM"; exit 1; }
 echo "conch-serve-kserve served and stopped"
