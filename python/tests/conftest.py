@@ -89,6 +89,16 @@ def identity_config(type_name: str, delay_ms: int = 0, decoupled: bool = False) 
     return config
 
 
+@pytest.fixture(scope="session")
+def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
+    """The wheels scripts/build-wheel.sh (make wheel) builds, once per run."""
+    out = tmp_path_factory.mktemp("wheelhouse")
+    root = pathlib.Path(__file__).resolve().parents[2]
+    subprocess.run(["bash", str(root / "scripts" / "build-wheel.sh"), str(out)], check=True,
+                   timeout=900, stdout=subprocess.DEVNULL)
+    return out
+
+
 @pytest.fixture(scope="module")
 def example_server() -> Iterator[conch.Server]:
     """A server over python/examples/example_model_repository."""

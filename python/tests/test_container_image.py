@@ -12,11 +12,11 @@ import re
 import signal
 import subprocess
 import sys
+import zipfile
 from typing import Iterator
 
 import pytest
 
-import conch._conch
 from conftest import identity_config, write_model
 from test_deploy_manifests import find, serve_args
 from test_serve import DEADLINE_S, LISTENING, Serve
@@ -95,19 +95,33 @@ def owners(library: str) -> set[str]:
     return set()
 
 
-def test_the_runtime_packages_provide_every_library_the_extension_links() -> None:
+def test_the_build_stage_installs_the_self_contained_wheels() -> None:
+    all_ = instructions()
+    last_from = max(i for i, (word, _) in enumerate(all_) if word == "FROM")
+    runs = " ".join(rest for word, rest in all_[:last_from] if word == "RUN")
+    assert "scripts/build-wheel.sh /wheels" in runs
+    assert "pip install" in runs and "/wheels/*.whl" in runs
+
+
+def test_the_runtime_packages_provide_every_library_the_wheel_does_not_carry(
+        wheelhouse: pathlib.Path, tmp_path: pathlib.Path) -> None:
     listed = set((ROOT / "deploy/container/runtime-packages.txt").read_text().split())
     provided = package_closure(listed)
-    extension = pathlib.Path(conch._conch.__file__)
+    (wheel,) = wheelhouse.glob("conch-*.whl")
+    zipfile.ZipFile(wheel).extractall(tmp_path)
+    (extension,) = (tmp_path / "conch").glob("_conch*.so")
     linked = subprocess.run(["ldd", str(extension)], capture_output=True, text=True,
-                            check=True).stdout
+                            check=True, env={"LD_LIBRARY_PATH": ""}).stdout
+    assert "not found" not in linked, linked
     libraries = re.findall(r"=> (/\S+)", linked)
-    assert libraries
-    for library in libraries:
+    carried = [lib for lib in libraries if lib.startswith(str(tmp_path))]
+    from_system = [lib for lib in libraries if not lib.startswith(str(tmp_path))]
+    assert carried and from_system
+    for library in from_system:
         packages = owners(library)
         assert packages, f"no Debian package owns {library}"
         assert packages & provided, f"{library} ({packages}) is not in the runtime stage"
-    # And the allocator `conch serve` prefers.
+    # And the allocator `conch serve` prefers, which it loads by name.
     assert "libtcmalloc-minimal4" in listed
     python_packages = (ROOT / "deploy/container/requirements.txt").read_text()
     for dependency in ("numpy", "pydantic"):

@@ -29,14 +29,6 @@ SYSTEM_LIBRARIES = {"libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1",
 
 
 @pytest.fixture(scope="module")
-def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
-    out = tmp_path_factory.mktemp("wheelhouse")
-    subprocess.run(["bash", str(ROOT / "scripts" / "build-wheel.sh"), str(out)], check=True,
-                   timeout=DEADLINE_S, stdout=subprocess.DEVNULL)
-    return out
-
-
-@pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
     """A folder outside the checkout to run from."""
     return tmp_path_factory.mktemp("user")
