@@ -13,9 +13,14 @@ CMAKE_ARGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER_LAUNCHER=cca
              -DCMAKE_C_COMPILER_LAUNCHER=ccache
 
 # The Python package: `conch` with its `_conch` extension, installed into
-# .venv. pip drives CMake (scikit-build-core) in build/pip with ccache.
+# .venv. pip drives CMake (scikit-build-core) in $(BUILD) itself, with the
+# same settings as `make build`, so the extension links the libraries that
+# build made instead of compiling them all again; only _conch is built.
 PIP_ENV    = CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache \
-             CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) CCACHE_NOHASHDIR=1
+             CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) CCACHE_NOHASHDIR=1 CMAKE_GENERATOR="Unix Makefiles"
+PIP_BUILD  = --config-settings=build-dir=$(BUILD) \
+             --config-settings=cmake.build-type=RelWithDebInfo \
+             --config-settings=cmake.args="-DCONCH_BUILD_PYTHON=ON;-DCONCH_BUILD_TESTS=ON"
 
 # The example repository's ONNX models are generated (python/examples/
 # make_identity_onnx.py and make_simple_sequence_onnx.py, with the onnx
@@ -31,7 +36,7 @@ setup:
 	@bash scripts/setup.sh
 
 $(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) $(CMAKE_ARGS)
+	cmake -S . -B $(BUILD) $(CMAKE_ARGS) -DCONCH_BUILD_PYTHON=ON
 
 build: setup $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j$(JOBS)
@@ -42,9 +47,9 @@ install: build
 	cmake --install $(BUILD) --prefix $(PREFIX) --component devel
 
 # conch, then the compatibility packages (tritonserver, triton_python_backend_utils).
-python: setup examples
+python: setup examples $(BUILD)/CMakeCache.txt
 	$(PIP_ENV) .venv/bin/python -m pip install -q --disable-pip-version-check \
-	  --no-build-isolation --no-deps .
+	  --no-build-isolation --no-deps $(PIP_BUILD) .
 	.venv/bin/python -m pip install -q --disable-pip-version-check \
 	  --no-build-isolation --no-deps ./python/compat
 
