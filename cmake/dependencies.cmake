@@ -34,6 +34,10 @@ find_package(PkgConfig REQUIRED)
 pkg_check_modules(LIBUV REQUIRED IMPORTED_TARGET libuv)
 find_package(ZLIB REQUIRED)
 
+# RE2 (libre2-dev, pkg-config only): the regular expressions operators
+# configure are matched against client text in linear time.
+pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
+
 # Debian's node-llhttp ships llhttp's generated C sources and header, not a
 # library: build them here, as C (the generated code is not valid C++).
 find_path(LLHTTP_INCLUDE_DIR llhttp.h PATHS /usr/share/include/llhttp REQUIRED)

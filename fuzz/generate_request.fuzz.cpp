@@ -1,11 +1,13 @@
 // The generate extension's request decoder, against a model with inputs of
-// several types and shapes.
+// several types and shapes; a body starting with '!' is a depth bomb
+// (json_bomb.hpp).
 #include <string>
 
 #include <google/protobuf/text_format.h>
 
 #include "conch/transports/http/kserve/generate/decode_generate_request.hpp"
 #include "conch/transports/http/owned_bytes.hpp"
+#include "json_bomb.hpp"
 
 namespace {
 
@@ -32,7 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace conch::transports::http;
   request req;
   req.method = "POST";
-  req.body = owned_bytes(std::string{reinterpret_cast<const char*>(data), size});
+  req.body = owned_bytes(
+    conch::fuzz::expand_json_bomb({reinterpret_cast<const char*>(data), size}));
   auto decoded = kserve::decode_generate_request(req, config(), "gen", -1);
   (void) decoded;
   return 0;

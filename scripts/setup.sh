@@ -20,7 +20,7 @@ debian_packages=(
   cmake g++ make ccache pkg-config
   libcaf-dev libprotobuf-dev protobuf-compiler
   libgrpc++-dev protobuf-compiler-grpc
-  rapidjson-dev libuv1-dev node-llhttp zlib1g-dev libtcmalloc-minimal4
+  rapidjson-dev libuv1-dev node-llhttp zlib1g-dev libre2-dev libtcmalloc-minimal4
   prometheus-cpp-dev
   pybind11-dev python3-dev python3-venv
   libgtest-dev libgmock-dev libbenchmark-dev

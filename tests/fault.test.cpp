@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <caf/scoped_actor.hpp>
@@ -165,6 +166,16 @@ class fault_base : public server_fixture {
     return s ? *s : throw std::runtime_error("server did not start");
   }
 
+  // The supervisor's children: the repository and the adapter pool.
+  std::pair<caf::actor, caf::actor> core(actors::server& srv) {
+    caf::scoped_actor self{sys()};
+    std::pair<caf::actor, caf::actor> out;
+    self->request(srv.handle(), caf::infinite, caf::get_atom_v)
+      .receive([&](caf::actor& repository, caf::actor& pool) { out = {repository, pool}; },
+               [&](caf::error& err) { ADD_FAILURE() << to_string(err); });
+    return out;
+  }
+
   // The server's adapters, as the adapter pool reports them.
   std::vector<caf::actor> adapters(actors::server& srv) {
     caf::scoped_actor self{sys()};
@@ -266,6 +277,38 @@ TEST_F(fault, past_the_adapter_budget_requests_are_refused_not_lost) {
   auto r = infer_sync(srv, fp32_request("m", "x"), 5s);
   EXPECT_EQ(r.error.code(), errc::unavailable) << r.error.to_string();
   EXPECT_TRUE(srv.stop().is_ok());
+}
+
+// -- the core: repository and adapter pool --------------------------------------------------
+
+// Ends the repository (`repository`) or the adapter pool with `reason`, and
+// checks that the server stops saying it is healthy, refuses requests at
+// once rather than losing them, and still stops cleanly.
+void kill_core(fault_base& f, bool repository, caf::exit_reason reason) {
+  f.repo_.add_model("m", identity_config("m", 8));
+  auto srv = f.serve();
+  ASSERT_TRUE(srv.live());
+  ASSERT_TRUE(srv.ready());
+  auto [repo, pool] = f.core(srv);
+  ASSERT_TRUE(repo && pool);
+  caf::anon_send_exit(repository ? repo : pool, reason);
+  ASSERT_TRUE(eventually([&] { return !srv.live(); })) << "health still says live";
+  EXPECT_FALSE(srv.ready());
+  auto r = infer_sync(srv, fp32_request("m", "after"), 5s);
+  EXPECT_EQ(r.error.code(), errc::unavailable) << r.error.to_string();
+  EXPECT_TRUE(srv.stop().is_ok());
+}
+
+TEST_F(fault, a_killed_repository_makes_the_server_not_live_and_not_ready) {
+  kill_core(*this, true, caf::exit_reason::kill);
+}
+
+TEST_F(fault, a_crashed_repository_makes_the_server_not_live_and_not_ready) {
+  kill_core(*this, true, caf::exit_reason::unhandled_exception);
+}
+
+TEST_F(fault, a_killed_adapter_pool_makes_the_server_not_live_and_not_ready) {
+  kill_core(*this, false, caf::exit_reason::kill);
 }
 
 // -- instances ------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
-// Restricted protocol groups and max_inflight over the KServe gRPC frontend:
-// a call to a restricted group without the group's metadata gets
-// UNAVAILABLE, and so does a request beyond max_inflight.
+// Restricted protocol groups, client shared memory and max_inflight over
+// the KServe gRPC frontend: a call to a restricted group (grpc.health.v1
+// included) without the group's metadata gets UNAVAILABLE, and so does a
+// request beyond max_inflight; shared memory is UNIMPLEMENTED unless the
+// frontend allows it.
 
 #include <chrono>
 #include <future>
@@ -13,6 +15,7 @@
 #include "support/gate_backend.hpp"
 #include "support/grpc_fixture.hpp"
 #include "support/grpc_requests.hpp"
+#include "support/shm_object.hpp"
 #include "support/temp_repository.hpp"
 
 namespace conch::tests {
@@ -68,6 +71,9 @@ TEST_F(grpc_restricted, calls_without_the_metadata_are_unavailable) {
   expect_restricted(stub_->ModelReady(client_context().get(), ready_req, &ready), admin_key);
   inference::RepositoryIndexResponse index;
   expect_restricted(stub_->RepositoryIndex(client_context().get(), {}, &index), admin_key);
+  // grpc.health.v1 is health too: no way around the group.
+  grpc::health::v1::HealthCheckResponse health;
+  expect_restricted(health_->Check(client_context().get(), {}, &health), admin_key);
   // The other group's metadata does not open this one; nor does a wrong value.
   expect_restricted(stub_->ServerLive(with_metadata(infer_key, "secret").get(), {}, &live),
                     admin_key);
@@ -93,6 +99,11 @@ TEST_F(grpc_restricted, the_metadata_opens_the_group) {
                          &live);
   ASSERT_TRUE(st.ok()) << st.error_message();
   EXPECT_TRUE(live.live());
+  grpc::health::v1::HealthCheckResponse health;
+  st = health_->Check(with_metadata("triton-grpc-protocol-admin-key", "admin").get(), {},
+                      &health);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  EXPECT_EQ(health.status(), grpc::health::v1::HealthCheckResponse::SERVING);
   // Unrestricted groups need nothing.
   inference::ServerMetadataResponse meta;
   EXPECT_TRUE(stub_->ServerMetadata(client_context().get(), {}, &meta).ok());
@@ -119,6 +130,96 @@ TEST_F(grpc_restricted, bad_options_fail_the_start) {
   // The running frontend is untouched.
   inference::ServerMetadataResponse meta;
   EXPECT_TRUE(stub_->ServerMetadata(client_context().get(), {}, &meta).ok());
+}
+
+// -- client shared memory ----------------------------------------------------
+
+const char* const shm_disabled =
+  "Client shared memory is disabled. Start the server with '--allow-client-shm=true' to enable.";
+
+void expect_shm_disabled(const grpc::Status& st) {
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::UNIMPLEMENTED);
+  EXPECT_EQ(st.error_message(), shm_disabled);
+}
+
+class grpc_client_shm : public grpc_fixture {
+ protected:
+  void SetUp() override {
+    auto grpc = test_grpc_options();
+    grpc.allow_client_shm = false;
+    start_all(example_options(), grpc);
+  }
+};
+
+TEST(grpc_client_shm_default, is_denied) {
+  EXPECT_FALSE(actors::grpc_options{}.allow_client_shm);
+}
+
+TEST_F(grpc_client_shm, register_and_unregister_are_refused_and_status_is_served) {
+  shm_object object{64};
+  ASSERT_TRUE(object.ok());
+  inference::SystemSharedMemoryRegisterRequest reg;
+  reg.set_name("r");
+  reg.set_key(object.key());
+  reg.set_byte_size(64);
+  inference::SystemSharedMemoryRegisterResponse reg_res;
+  expect_shm_disabled(stub_->SystemSharedMemoryRegister(client_context().get(), reg, &reg_res));
+  inference::SystemSharedMemoryUnregisterResponse unreg_res;
+  expect_shm_disabled(stub_->SystemSharedMemoryUnregister(client_context().get(), {}, &unreg_res));
+  inference::CudaSharedMemoryRegisterRequest cuda;
+  cuda.set_name("c");
+  cuda.set_raw_handle(std::string(64, '\0'));
+  cuda.set_byte_size(64);
+  inference::CudaSharedMemoryRegisterResponse cuda_res;
+  expect_shm_disabled(stub_->CudaSharedMemoryRegister(client_context().get(), cuda, &cuda_res));
+  inference::CudaSharedMemoryUnregisterResponse cuda_unreg;
+  expect_shm_disabled(stub_->CudaSharedMemoryUnregister(client_context().get(), {}, &cuda_unreg));
+  inference::SystemSharedMemoryStatusResponse status;
+  EXPECT_TRUE(stub_->SystemSharedMemoryStatus(client_context().get(), {}, &status).ok());
+  EXPECT_EQ(status.regions_size(), 0);
+}
+
+TEST_F(grpc_client_shm, a_region_registered_elsewhere_is_not_reachable_here) {
+  // Another frontend of the same server allows client shared memory.
+  actors::grpc_frontend other{*srv_, test_grpc_options()};
+  ASSERT_TRUE(other.start());
+  auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(other.port()),
+                                     grpc::InsecureChannelCredentials());
+  auto open = inference::GRPCInferenceService::NewStub(channel);
+  shm_object object{64};
+  ASSERT_TRUE(object.ok());
+  inference::SystemSharedMemoryRegisterRequest reg;
+  reg.set_name("in");
+  reg.set_key(object.key());
+  reg.set_byte_size(64);
+  inference::SystemSharedMemoryRegisterResponse reg_res;
+  auto registered = open->SystemSharedMemoryRegister(client_context().get(), reg, &reg_res);
+  ASSERT_TRUE(registered.ok()) << registered.error_message();
+
+  inference::ModelInferRequest by_region;
+  by_region.set_model_name("identity_fp32");
+  place_in_shared_memory(*add_input(by_region, "INPUT0", "FP32", {1, 16}), "in", 64);
+  inference::ModelInferResponse res;
+  expect_shm_disabled(stub_->ModelInfer(client_context().get(), by_region, &res));
+  auto into_region = identity_request();
+  auto* output = into_region.add_outputs();
+  output->set_name("OUTPUT0");
+  place_in_shared_memory(*output, "in", 64);
+  expect_shm_disabled(stub_->ModelInfer(client_context().get(), into_region, &res));
+  // In a stream, the request gets the error and the stream goes on.
+  auto ctx = client_context();
+  std::unique_ptr<stream_type> stream = stub_->ModelStreamInfer(ctx.get());
+  ASSERT_TRUE(stream->Write(by_region));
+  inference::ModelStreamInferResponse message;
+  ASSERT_TRUE(stream->Read(&message));
+  EXPECT_EQ(message.error_message(), shm_disabled);
+  ASSERT_TRUE(stream->WritesDone());
+  EXPECT_TRUE(stream->Finish().ok());
+  // The frontend that allows it serves the same request.
+  auto served = open->ModelInfer(client_context().get(), by_region, &res);
+  EXPECT_TRUE(served.ok()) << served.error_message();
+  inference::SystemSharedMemoryUnregisterResponse unreg_res;
+  EXPECT_TRUE(open->SystemSharedMemoryUnregister(client_context().get(), {}, &unreg_res).ok());
 }
 
 class grpc_gated : public grpc_fixture {

@@ -2,6 +2,7 @@
 // status codes and bodies as spec kserve-protocol.md §1 gives them.
 
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
@@ -257,6 +258,44 @@ TEST_F(http_endpoints, wrong_methods_get_405) {
   expect("GET", "/v2/repository/index", 405, body);
   expect("POST", "/v2/models/stats", 405, body);
   expect("GET", "/v2/systemsharedmemory/region/r/register", 405, body);
+}
+
+// A megabyte of unclosed `[` or `{"a":` once overflowed the stack of the
+// recursive JSON parser on every route that reads a JSON body; each now
+// answers 400 naming the nesting limit, and the server keeps serving.
+TEST_F(http_endpoints, json_depth_bombs_get_400_and_the_server_keeps_serving) {
+  const std::vector<std::string> targets = {
+    "/v2/repository/index",
+    "/v2/logging",
+    "/v2/trace/setting",
+    "/v2/models/simple/trace/setting",
+    "/v2/systemsharedmemory/region/x/register",
+    "/v2/models/identity_fp32/generate",
+    "/v2/models/identity_fp32/generate_stream",
+    "/v2/models/identity_fp32/infer",
+  };
+  for (const std::string unit : {"[", "{\"a\":"}) {
+    std::string bomb;
+    while (bomb.size() < (1u << 20))
+      bomb += unit;
+    for (const auto& target : targets) {
+      auto r = call("POST", target, bomb);
+      ASSERT_TRUE(r) << target << ": no answer";
+      EXPECT_EQ(r->status, 400) << target << ": " << r->body;
+      EXPECT_NE(r->body.find("limit of 100 levels"), std::string::npos) << target << ": "
+                                                                        << r->body;
+    }
+    // Load and unload may refuse before reading the body (control mode none),
+    // but never crash.
+    for (const std::string target :
+         {"/v2/repository/models/simple/load", "/v2/repository/models/simple/unload"}) {
+      auto r = call("POST", target, bomb);
+      ASSERT_TRUE(r) << target << ": no answer";
+      EXPECT_GE(r->status, 400) << target;
+      EXPECT_LT(r->status, 500) << target << ": " << r->body;
+    }
+  }
+  expect("GET", "/v2/health/ready", 200, "");
 }
 
 } // namespace

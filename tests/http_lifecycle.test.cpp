@@ -6,6 +6,8 @@
 #include <string>
 #include <thread>
 
+#include <caf/scoped_actor.hpp>
+#include <caf/send.hpp>
 #include <gtest/gtest.h>
 
 #include "support/gate_backend.hpp"
@@ -77,6 +79,60 @@ TEST_F(http_lifecycle, requests_after_the_server_stopped_get_an_error) {
   // Stopping what the server stopped already is harmless.
   (void) http_->stop();
   EXPECT_FALSE(http_call(port_, "GET", "/v2/health/live"));
+}
+
+TEST_F(http_lifecycle, readiness_counts_only_models_that_exist_and_survives_bad_configs) {
+  start_all();
+  auto load = [&](const std::string& model, const std::string& body = "") {
+    auto r = call("POST", "/v2/repository/models/" + model + "/load", body);
+    return r ? r->status : 0;
+  };
+  auto health = [&](const std::string& which) {
+    auto r = call("GET", "/v2/health/" + which);
+    return r ? r->status : 0;
+  };
+  EXPECT_EQ(load("nonexistent"), 404);
+  EXPECT_EQ(load("identity_fp32"), 200);
+  EXPECT_EQ(health("ready"), 200);
+  // A configuration that would start two billion instances is refused, and
+  // the server (its repository included) goes on serving.
+  auto huge = R"({"parameters":{"config":"{\"name\":\"identity_fp32\",\"backend\":\"identity\",)"
+              R"(\"max_batch_size\":64,\"input\":[{\"name\":\"INPUT0\",)"
+              R"(\"data_type\":\"TYPE_FP32\",)"
+              R"(\"dims\":[16]}],\"output\":[{\"name\":\"OUTPUT0\",\"data_type\":\"TYPE_FP32\",)"
+              R"(\"dims\":[16]}],\"instance_group\":[{\"kind\":\"KIND_CPU\",)"
+              R"(\"count\":2000000000}]}"}})";
+  auto refused = call("POST", "/v2/repository/models/identity_fp32/load", huge);
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 400) << refused->body;
+  EXPECT_NE(refused->body.find("instance_group[0].count"), std::string::npos) << refused->body;
+  EXPECT_EQ(load("simple"), 200);
+  EXPECT_EQ(health("live"), 200);
+  EXPECT_EQ(health("ready"), 200);
+  auto infer = call("POST", "/v2/models/identity_fp32/infer",
+                    R"({"inputs":[{"name":"INPUT0","shape":[1,16],"datatype":"FP32",)"
+                    R"("data":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]}]})");
+  ASSERT_TRUE(infer);
+  EXPECT_EQ(infer->status, 200) << infer->body;
+}
+
+TEST_F(http_lifecycle, a_dead_core_turns_both_health_endpoints_off) {
+  start_all();
+  caf::actor repository;
+  {
+    caf::scoped_actor self{sys()};
+    self->request(srv_->handle(), caf::infinite, caf::get_atom_v)
+      .receive([&](caf::actor& r, caf::actor&) { repository = r; },
+               [&](caf::error& err) { ADD_FAILURE() << to_string(err); });
+  }
+  ASSERT_TRUE(repository);
+  caf::anon_send_exit(repository, caf::exit_reason::kill);
+  auto status_of = [&](const std::string& target) {
+    auto r = call("GET", target);
+    return r ? r->status : 0;
+  };
+  EXPECT_TRUE(eventually([&] { return status_of("/v2/health/live") == 400; }));
+  EXPECT_EQ(status_of("/v2/health/ready"), 400);
 }
 
 // A server whose model "held" waits at a gate until the test opens it.

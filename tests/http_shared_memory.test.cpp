@@ -162,6 +162,46 @@ TEST_F(http_shared_memory, infer_reads_inputs_and_writes_outputs_in_regions) {
     EXPECT_EQ(out.read<float>(100 + 8 + 4 * i), values[i]) << i;
 }
 
+TEST_F(http_shared_memory, a_region_whose_object_shrank_fails_requests_not_the_server) {
+  shm_object in{4096}, out{4096};
+  ASSERT_TRUE(in.ok() && out.ok());
+  register_region("in", in, 0, 4096);
+  register_region("out", out, 0, 4096);
+  auto body = R"({"inputs":[{"name":"INPUT0","shape":[1,16],"datatype":"FP32",)"
+              + shm_params("in", 0, 64) + R"(}],"outputs":[{"name":"OUTPUT0",)"
+              + shm_params("out", 0, 64) + "}]}";
+  ASSERT_TRUE(in.shrink_to(0));
+  // The request reads a page that is gone: a fault that would end the
+  // process is caught, and the request fails.
+  auto r = call("POST", "/v2/models/identity_fp32/infer", body);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400) << r->body;
+  EXPECT_NE(r->body.find("shrank"), std::string::npos) << r->body;
+  // The torn region is refused from now on; the other one still works.
+  r = call("POST", "/v2/models/identity_fp32/infer", body);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400) << r->body;
+  ASSERT_TRUE(out.shrink_to(0));
+  r = call("POST", "/v2/models/identity_fp32/infer",
+           R"({"inputs":[{"name":"INPUT0","shape":[1,16],"datatype":"FP32","data":[)"
+           R"(0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]}],"outputs":[{"name":"OUTPUT0",)"
+             + shm_params("out", 0, 64) + "}]}");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400) << r->body;
+  r = call("GET", "/v2/health/ready", "");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  // Registered again, the region works.
+  ASSERT_TRUE(in.shrink_to(4096));
+  ASSERT_EQ(call("POST", "/v2/systemsharedmemory/region/in/unregister", "")->status, 200);
+  register_region("in", in, 0, 4096);
+  r = call("POST", "/v2/models/identity_fp32/infer",
+           R"({"inputs":[{"name":"INPUT0","shape":[1,16],"datatype":"FP32",)"
+             + shm_params("in", 0, 64) + "}]}");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200) << r->body;
+}
+
 TEST_F(http_shared_memory, shared_memory_mixes_with_json_and_binary) {
   shm_object io{4096};
   ASSERT_TRUE(io.ok());

@@ -2,7 +2,8 @@
 // keep it busy: every request gets a response (200, or 503 once stopping)
 // or a clean close of its connection, and every client ends; never a hang.
 // The same for each dialect the HTTP frontend speaks: KServe, SageMaker's
-// /invocations and Vertex AI's predict route.
+// /invocations and Vertex AI's predict route. And a stop under a client too
+// slow to finish still ends within the server's exit timeout.
 
 #include <atomic>
 #include <chrono>
@@ -14,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "support/http_fixture.hpp"
+#include "support/metrics_text.hpp"
 
 namespace conch::tests {
 namespace {
@@ -151,6 +153,42 @@ INSTANTIATE_TEST_SUITE_P(dialects, http_stop_under_load, ::testing::ValuesIn(dia
                          [](const ::testing::TestParamInfo<dialect>& info) {
                            return std::string{info.param.name};
                          });
+
+// -- a client too slow for the exit timeout --------------------------------
+
+class http_stop_slow_client : public http_fixture {};
+
+// A client is midway through its request when the frontend stops, and the
+// server's exit timeout (3 s) is shorter than the drain timeout (5 s) plus
+// the linger after it: the stop still ends within the exit timeout, without
+// an error, and the client hears 503.
+TEST_F(http_stop_slow_client, a_frontend_stop_ends_within_the_exit_timeout) {
+  auto options = example_options();
+  options.exit_timeout = 3;
+  auto http = test_http_options();
+  ASSERT_EQ(http.policy.drain_timeout, std::chrono::seconds{5});
+  start_all(options, http);
+  raw_client slow{port_};
+  ASSERT_TRUE(slow.send("POST /v2/models/identity_fp32/infer HTTP/1.1\r\nHost: t\r\n"
+                        "Content-Length: 1000\r\n\r\n{\"inputs\":"
+                        + std::string(100, ' ')));
+  // The frontend holds the body's first bytes: the request is being read.
+  auto labels = "frontend=\"HTTP\",port=\"" + std::to_string(port_) + "\"";
+  ASSERT_TRUE(eventually([&] {
+    auto held = metric_value(srv_->metrics_text(), "conch_request_bytes_held", labels);
+    return held && *held > 0;
+  }));
+  auto begin = std::chrono::steady_clock::now();
+  auto stopped = std::async(std::launch::async, [this] { return http_->stop(); });
+  auto answer = slow.read_response();
+  slow.close();
+  auto st = stopped.get();
+  auto took = std::chrono::steady_clock::now() - begin;
+  EXPECT_TRUE(st) << st.to_string();
+  EXPECT_LT(took, std::chrono::seconds{options.exit_timeout});
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 503);
+}
 
 } // namespace
 } // namespace conch::tests

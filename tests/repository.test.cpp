@@ -261,6 +261,65 @@ TEST_F(repository, unloading_a_model_never_loaded_fails) {
   EXPECT_FALSE(st.is_ok()) << st.to_string();
 }
 
+TEST_F(repository, a_failed_load_of_a_name_with_no_model_leaves_no_trace) {
+  auto srv = start(explicit_options());
+  ASSERT_TRUE(srv) << srv.error().to_string();
+  auto st = srv->load("nonexistent");
+  EXPECT_EQ(st.code(), errc::not_found) << st.to_string();
+  // Readiness counts only models that exist: the bogus name is not one.
+  ASSERT_TRUE(srv->load("a").is_ok());
+  EXPECT_TRUE(srv->ready());
+  auto index = srv->repository_index();
+  ASSERT_TRUE(index) << index.error().to_string();
+  EXPECT_TRUE(entries_of(*index, "nonexistent").empty());
+  EXPECT_EQ(entries_of(*index, "b").size(), 1u);
+  // Nor does an override whose files cannot be written name a model.
+  load_parameters p;
+  p.config_json = identity_json("ghost", 4);
+  p.files = {{"file:../escape", "x"}};
+  EXPECT_FALSE(srv->load("ghost", p).is_ok());
+  ASSERT_TRUE(srv->load("b").is_ok());
+  EXPECT_TRUE(srv->ready());
+  EXPECT_EQ(srv->unload("nonexistent").code(), errc::invalid_argument);
+}
+
+TEST_F(repository, unloading_a_model_that_failed_to_load_makes_the_server_ready_again) {
+  auto srv = start(explicit_options({"a"}));
+  ASSERT_TRUE(srv) << srv.error().to_string();
+  load_parameters p;
+  p.config_json = "{ not json";
+  EXPECT_FALSE(srv->load("b", p).is_ok());
+  // A model that exists and failed counts against readiness (as in Triton).
+  EXPECT_FALSE(srv->ready());
+  auto index = srv->repository_index();
+  ASSERT_TRUE(index);
+  auto b = entries_of(*index, "b");
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b[0].state, model_state::unavailable);
+  ASSERT_TRUE(srv->unload("b").is_ok());
+  EXPECT_TRUE(srv->ready());
+}
+
+TEST_F(repository, an_instance_count_past_the_limit_is_refused_and_the_server_serves_on) {
+  auto srv = start(explicit_options({"a"}));
+  ASSERT_TRUE(srv) << srv.error().to_string();
+  load_parameters p;
+  p.config_json =
+    identity_json("b", 4, R"(,"instance_group":[{"kind":"KIND_CPU","count":2000000000}])");
+  auto st = srv->load("b", p);
+  EXPECT_EQ(st.code(), errc::invalid_argument) << st.to_string();
+  EXPECT_NE(st.message().find("instance_group[0].count"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("1024"), std::string::npos) << st.message();
+  // The repository still answers, loads and serves.
+  EXPECT_TRUE(srv->live());
+  ASSERT_TRUE(srv->load("c").is_ok());
+  EXPECT_TRUE(srv->model_ready("c"));
+  EXPECT_EQ(served_version(*srv, "c", -1), 1);
+  EXPECT_EQ(served_version(*srv, "a", -1), 1);
+  ASSERT_TRUE(srv->repository_index());
+  EXPECT_TRUE(srv->stop().is_ok());
+}
+
 TEST_F(repository, load_and_unload_are_unsupported_outside_explicit_mode) {
   for (auto mode : {control_mode::none, control_mode::poll}) {
     SCOPED_TRACE(static_cast<int>(mode));

@@ -212,6 +212,7 @@ class HttpFrontend:
         thread_count: int = 8,
         header_forward_pattern: str = "",
         restricted_features: list[tuple[str, str, list[str]]] = ...,
+        allow_client_shm: bool = False,
         max_inflight: int = 4096,
         max_input_size: int = 67108864,
     ) -> None: ...

@@ -14,7 +14,7 @@ import socket
 import sys
 import tempfile
 import time
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from ._allocator import CHOICES as _ALLOCATORS
 from ._allocator import AllocatorError, active_allocator, exec_with_allocator
@@ -22,6 +22,9 @@ from ._enums import LogFormat, ModelControlMode
 from ._errors import TritonError
 from ._options import Options
 from ._server import Server
+
+if TYPE_CHECKING:
+    from .frontend import RestrictedFeatures
 
 __all__ = ["add_serve_arguments", "serve"]
 
@@ -104,6 +107,10 @@ def _port(text: str) -> int:
     return port
 
 
+# The groups --http-restricted-api and --grpc-restricted-protocol take.
+_GROUP_NAMES = "health, metadata, inference, shared-memory, model-config, model-repository, " \
+               "statistics, trace, logging"
+
 # --grpc-infer-compression-level's words, as tritonserver's.
 _COMPRESSION_LEVELS = {"none": 0, "low": 1, "medium": 2, "high": 3}
 
@@ -145,6 +152,10 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
           "(default: true)")
     server.add_argument("--exit-timeout-secs", type=int, default=30, metavar="SECS",
                         help="how long stopping waits for requests in flight (default: 30)")
+    _flag(server, "--allow-client-shm", False,
+          "let clients register system and CUDA shared-memory regions and name them in "
+          "inference requests, over every frontend; the server then maps any object under "
+          "/dev/shm a client names (default: false, as Triton's server)")
     _flag(server, "--direct-lane", True, "run small requests to idle models that do not "
           "batch on the thread that read them, or hand them straight to the instance "
           "thread of a Python model (default: true)")
@@ -170,6 +181,15 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                       help="the port; 0 picks a free one (default: 8000)")
     http.add_argument("--http-thread-count", type=int, default=8, metavar="N",
                       help="threads serving HTTP connections (default: 8)")
+    http.add_argument("--http-header-forward-pattern", default="", metavar="REGEX",
+                      help="request headers whose names match (RE2, anywhere in the name, "
+                           "any case) become inference request parameters (default: none)")
+    http.add_argument("--http-restricted-api", action="append", default=[],
+                      metavar="GROUPS:KEY=VALUE",
+                      help="requests to these comma-separated groups (" + _GROUP_NAMES + ") "
+                           "must carry header KEY with VALUE, else 403; on the KServe HTTP, "
+                           "SageMaker and Vertex AI frontends alike; repeatable, a group in "
+                           "one argument at most")
     policy = parser.add_argument_group(
         "HTTP connection policy", "what one client may hold of the KServe HTTP and the metrics "
         "frontends, and for how long (0 disables a timeout or cap)")
@@ -218,6 +238,11 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     grpc.add_argument("--grpc-header-forward-pattern", default="", metavar="REGEX",
                       help="request metadata whose keys match become inference request "
                            "parameters (default: none)")
+    grpc.add_argument("--grpc-restricted-protocol", action="append", default=[],
+                      metavar="GROUPS:KEY=VALUE",
+                      help="calls to these comma-separated groups (" + _GROUP_NAMES + ") "
+                           "must carry metadata triton-grpc-protocol-KEY with VALUE, else "
+                           "UNAVAILABLE; repeatable, a group in one argument at most")
 
     metrics = parser.add_argument_group("metrics frontend")
     _flag(metrics, "--allow-metrics", True, "serve Prometheus metrics (default: true)")
@@ -237,6 +262,8 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     sagemaker = parser.add_argument_group("SageMaker frontend")
     _flag(sagemaker, "--allow-sagemaker", False,
           "serve Amazon SageMaker's /ping and /invocations (default: false)")
+    sagemaker.add_argument("--sagemaker-address", default="0.0.0.0", metavar="ADDR",
+                           help="the address to listen on (default: 0.0.0.0)")
     sagemaker.add_argument("--sagemaker-port", type=_port,
                            default=os.environ.get("SAGEMAKER_BIND_TO_PORT", "8080"),
                            metavar="PORT",
@@ -256,6 +283,8 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     _flag(vertex, "--allow-vertex-ai", prediction,
           "serve Vertex AI's health and predict routes, AIP_HEALTH_ROUTE and "
           "AIP_PREDICT_ROUTE (default: true when AIP_MODE=PREDICTION)")
+    vertex.add_argument("--vertex-ai-address", default="0.0.0.0", metavar="ADDR",
+                        help="the address to listen on (default: 0.0.0.0)")
     vertex.add_argument("--vertex-ai-port", type=_port,
                         default=os.environ.get("AIP_HTTP_PORT", "8080"), metavar="PORT",
                         help="the port (default: AIP_HTTP_PORT, else 8080)")
@@ -411,6 +440,23 @@ def _say(message: str) -> None:
     print(f"conch: {message}", flush=True)
 
 
+def http_restrictions(args: argparse.Namespace) -> "RestrictedFeatures":
+    """The RestrictedFeatures of --http-restricted-api (every HTTP
+    frontend's); ValueError with Triton's text for a bad argument."""
+    from ._serve_restrictions import restricted_features
+
+    return restricted_features(args.http_restricted_api, "http-restricted-api", "api")
+
+
+def grpc_restrictions(args: argparse.Namespace) -> "RestrictedFeatures":
+    """The RestrictedFeatures of --grpc-restricted-protocol; ValueError
+    with Triton's text for a bad argument."""
+    from ._serve_restrictions import restricted_features
+
+    return restricted_features(args.grpc_restricted_protocol, "grpc-restricted-protocol",
+                               "protocol")
+
+
 def _start_frontends(server: Server, args: argparse.Namespace) -> list:
     frontends = []
     if args.allow_http:
@@ -419,6 +465,9 @@ def _start_frontends(server: Server, args: argparse.Namespace) -> list:
         http = KServeHttp(server, KServeHttp.Options(
             address=args.http_address, port=args.http_port,
             thread_count=args.http_thread_count,
+            restricted_features=http_restrictions(args),
+            allow_client_shm=args.allow_client_shm,
+            header_forward_pattern=args.http_header_forward_pattern,
             max_header_size=args.http_max_header_size, **_policy(args)))
         http.start()
         frontends.append(http)
@@ -438,6 +487,8 @@ def _start_frontends(server: Server, args: argparse.Namespace) -> list:
             root_cert=args.grpc_root_cert,
             infer_compression_level=_COMPRESSION_LEVELS[args.grpc_infer_compression_level],
             forward_header_pattern=args.grpc_header_forward_pattern,
+            restricted_features=grpc_restrictions(args),
+            allow_client_shm=args.allow_client_shm,
             max_message_size=args.grpc_max_message_size))
         grpc.start()
         frontends.append(grpc)
@@ -453,8 +504,10 @@ def _start_frontends(server: Server, args: argparse.Namespace) -> list:
     if args.allow_sagemaker:
         from .frontend import SageMaker
 
-        options = SageMaker.Options(port=args.sagemaker_port,
-                                    thread_count=args.sagemaker_thread_count, **_policy(args))
+        options = SageMaker.Options(address=args.sagemaker_address, port=args.sagemaker_port,
+                                    thread_count=args.sagemaker_thread_count,
+                                    restricted_features=http_restrictions(args),
+                                    allow_client_shm=args.allow_client_shm, **_policy(args))
         if _multi_model() and "SAGEMAKER_TRITON_PING_MODE" not in os.environ:
             options.ping_mode = "live"  # an endpoint with no model loaded is up
         sagemaker = SageMaker(server, options)
@@ -462,16 +515,19 @@ def _start_frontends(server: Server, args: argparse.Namespace) -> list:
         frontends.append(sagemaker)
         serves = ("a multi-model endpoint: POST /models loads" if _multi_model()
                   else f"/invocations runs '{sagemaker.options.default_model}'")
-        _say(f"SageMaker listening on 0.0.0.0:{sagemaker.port} ({serves})")
+        _say(f"SageMaker listening on {args.sagemaker_address}:{sagemaker.port} ({serves})")
     if args.allow_vertex_ai:
         from .frontend import VertexAI
 
         vertex = VertexAI(server, VertexAI.Options(
-            port=args.vertex_ai_port, thread_count=args.vertex_ai_thread_count,
-            default_model=args.vertex_ai_default_model, **_policy(args)))
+            address=args.vertex_ai_address, port=args.vertex_ai_port,
+            thread_count=args.vertex_ai_thread_count,
+            default_model=args.vertex_ai_default_model,
+            restricted_features=http_restrictions(args),
+            allow_client_shm=args.allow_client_shm, **_policy(args)))
         vertex.start()
         frontends.append(vertex)
-        _say(f"Vertex AI listening on 0.0.0.0:{vertex.port} "
+        _say(f"Vertex AI listening on {args.vertex_ai_address}:{vertex.port} "
              f"({vertex.options.health_route}, {vertex.options.predict_route})")
     if not frontends:
         _say("no frontend enabled; serving in-process only")
@@ -585,6 +641,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         try:
             _cache_config(args)
             check_port_range(args)
+            http_restrictions(args)
+            grpc_restrictions(args)
         except ValueError as e:
             serve_parser.error(str(e))
         if argv is None:  # the command itself, not a call from Python code

@@ -62,7 +62,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[conch.Server]:
 
 @pytest.fixture(scope="module")
 def frontend(server: conch.Server) -> Iterator[KServeGrpc]:
-    with KServeGrpc(server, KServeGrpc.Options(address="127.0.0.1", port=0)) as grpc:
+    options = KServeGrpc.Options(address="127.0.0.1", port=0, allow_client_shm=True)
+    with KServeGrpc(server, options) as grpc:
         yield grpc
 
 
@@ -200,7 +201,8 @@ def test_a_region_registered_over_http_serves_grpc(server: conch.Server,
     in_handle, in_key = create_region(regions, "in2", 64)
     a = numpy.arange(16, dtype=numpy.int32).reshape(1, 16)
     shm.set_shared_memory_region(in_handle, [a])
-    with KServeHttp(server, KServeHttp.Options(address="127.0.0.1", port=0)) as http:
+    options = KServeHttp.Options(address="127.0.0.1", port=0, allow_client_shm=True)
+    with KServeHttp(server, options) as http:
         http_client = httpclient.InferenceServerClient(f"127.0.0.1:{http.port}")
         http_client.register_system_shared_memory("in2", in_key, 64)
         http_client.close()

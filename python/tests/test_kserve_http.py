@@ -18,7 +18,7 @@ from tritonclient.utils import InferenceServerException
 import conch
 from conch.frontend import FeatureGroup, KServeHttp, RestrictedFeatures
 
-from conftest import CONFIG_TYPES, identity_config, write_model
+from conftest import CONFIG_TYPES, http_call, identity_config, write_model
 
 # Every data type, with a numpy dtype tritonclient sends it from.
 NUMPY_TYPES = {
@@ -340,6 +340,29 @@ def test_start_twice(server: conch.Server) -> None:
         http.stop()
     with pytest.raises(conch.UnavailableError, match="not running"):
         http.stop()
+
+
+def test_long_header_names_meet_the_forward_pattern_in_linear_time(
+        server: conch.Server) -> None:
+    # std::regex recursed per character: a 60 KB header name ended the process.
+    body = json.dumps({"inputs": [{"name": "INPUT0", "datatype": "FP32", "shape": [1],
+                                   "data": [1.0]}]}).encode()
+    options = KServeHttp.Options(port=0, thread_count=1,
+                                 header_forward_pattern="^(X-.*|PRIORITY)$")
+    with KServeHttp(server, options) as http:
+        def infer(headers: dict[str, str]) -> tuple[int, bytes]:
+            status, _, reply = http_call(http.port, "POST", "/v2/models/identity_FP32/infer",
+                                         body, {"Content-Type": "application/json", **headers})
+            return status, reply
+
+        assert infer({"X-" + "a" * 60_000: "forwarded"})[0] == 200
+        assert infer({"Y-" + "a" * 60_000: "not forwarded"})[0] == 200
+        assert infer({"X-Big": "v" * 60_000})[0] == 200
+        # The pattern still applies, without regard to case (urllib sends
+        # "Priority").
+        status, reply = infer({"priority": "1"})
+        assert status == 400 and json.loads(reply)["error"] == "Header 'Priority' is reserved"
+        assert infer({})[0] == 200
 
 
 def test_port_in_use(server: conch.Server, frontend: KServeHttp) -> None:

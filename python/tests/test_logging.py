@@ -23,7 +23,7 @@ import pytest
 import conch
 from conch import _logging
 from conch.frontend import KServeHttp
-from conftest import identity_config, write_model
+from conftest import http_call, identity_config, write_model
 
 PID = os.getpid()
 DEFAULT_LINE = re.compile(r"^([IWE])(\d{4} \d\d:\d\d:\d\d\.\d{6}) (\d+) ([^ :]+):(\d+)\] (.*)$")
@@ -153,6 +153,28 @@ def test_v2_logging_changes_what_is_written(tmp_path: pathlib.Path, make_server)
         unloaded = [line for line in lines_of(log) if "successfully unloaded 'm'" in line]
         assert len(unloaded) == 1 and ISO_LINE.match(unloaded[0]), unloaded
         assert conch._conch.log_settings()["log_format"] == "ISO8601"
+
+
+def test_a_model_name_cannot_forge_log_lines(tmp_path: pathlib.Path, make_server) -> None:
+    # CVE-2024-0095's class: a percent-decoded CR/LF in a request's model name.
+    (tmp_path / "models").mkdir()
+    log = tmp_path / "conch.log"
+    seen: list[str] = []
+    server = make_server(model_repository=str(tmp_path / "models"), log_error=True,
+                         log_file=str(log), model_control_mode=conch.ModelControlMode.EXPLICIT,
+                         log_callback=lambda *record: seen.append(record[4]))
+    with KServeHttp(server, KServeHttp.Options(port=0, thread_count=1)) as frontend:
+        status, _, _ = http_call(frontend.port, "POST",
+                                 "/v2/repository/models/a%0D%0AE1231%20forged/load", b"{}")
+        assert status >= 400
+        _logging.logger.error("python line with\nE1231 a second")
+        conch._conch.flush_log_callback()
+    messages = messages_of(log)  # every line is a whole log line
+    assert not any(line.startswith("E1231") for line in lines_of(log))
+    forged = [m for m in messages if "a\\r\\nE1231 forged" in m]
+    assert len(forged) == 1 and forged[0].startswith("failed to load"), messages
+    assert "python line with\\nE1231 a second" in messages
+    assert forged[0] in seen and not any("\n" in m or "\r" in m for m in seen)
 
 
 def test_a_callback_that_raises_does_not_break_the_server(tmp_path: pathlib.Path,

@@ -398,3 +398,29 @@ def test_loading_and_unloading_again_and_again_keeps_no_imports(server: conch.Se
         gc.collect()
         time.sleep(0.01)
     assert imports() == before
+
+
+# -- each model's own modules -------------------------------------------------------------
+
+
+def test_each_python_model_imports_its_own_helper(server: conch.Server) -> None:
+    # helper_a and helper_b each bring a helper.py; neither may see the
+    # other's, whether imported plainly, relatively, late in execute() or
+    # by pickle.
+    try:
+        for name in ("helper_a", "helper_b"):
+            server.load(name)
+        for name, value in (("helper_a", "a"), ("helper_b", "b"), ("helper_a", "a")):
+            response = only(server.model(name).infer(inputs={"IN": numpy.array([0], numpy.int32)}))
+            assert response.outputs["OUT"].to_bytes_array().tolist() == [value.encode()] * 4, name
+    finally:
+        for name in ("helper_a", "helper_b"):
+            server.unload(name, wait_until_unloaded=True)
+    # Nothing of theirs stays behind under a bare name.
+    import gc
+
+    deadline = time.monotonic() + 10
+    while "helper" in sys.modules and time.monotonic() < deadline:
+        gc.collect()
+        time.sleep(0.01)
+    assert "helper" not in sys.modules

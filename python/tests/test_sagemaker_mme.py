@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import pathlib
+import shutil
+import tempfile
 import textwrap
 from typing import Iterator
 
@@ -183,6 +185,29 @@ def test_what_a_load_refuses(port: int, models: pathlib.Path, tmp_path: pathlib.
     # Nothing refused was left registered or loaded.
     status, _, body = call(port, "GET", "/models")
     assert [m["modelName"] for m in json.loads(body)["models"]] == ["m"]
+
+
+def test_a_link_into_a_system_folder_is_refused_once_resolved(
+        port: int, models: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    # A model a client could have written into /dev/shm (through a system
+    # shared-memory region), reached through a link: no lexical check sees it.
+    shm = pathlib.Path(tempfile.mkdtemp(dir="/dev/shm", prefix="conch-test-"))
+    try:
+        write_model(shm, "model", identity_config("TYPE_FP32"))
+        (tmp_path / "via_root").symlink_to(f"/proc/self/root{shm}")
+        (tmp_path / "via_fd").symlink_to("/proc/self/fd")
+        for url in (tmp_path / "via_root" / "model", tmp_path / "via_root", tmp_path / "via_fd"):
+            status, reply = load(port, "linked", url)
+            assert status == 400, (url, reply)
+            assert "cannot start with /dev/, /proc/, or /sys/" in reply.decode()
+    finally:
+        shutil.rmtree(shm)
+    # An ordinary link is followed, and the folder it leads to registered.
+    (tmp_path / "alias").symlink_to(models / "1a2b3c")
+    assert load(port, "aliased", tmp_path / "alias" / "model") == (200, b"")
+    status, _, body = call(port, "GET", "/models/aliased")
+    assert json.loads(body)["modelUrl"] == str((models / "1a2b3c").resolve())
+    assert call(port, "DELETE", "/models/aliased")[0] == 200
 
 
 def test_a_model_that_fails_to_load_is_400_or_507_and_leaves_nothing_behind(

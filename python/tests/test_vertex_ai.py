@@ -86,6 +86,23 @@ def test_the_redirect_header_reaches_kserve_endpoints(port: int) -> None:
     assert redirect("elsewhere") == (400, b"")
 
 
+def test_a_long_redirect_is_answered(port: int) -> None:
+    # std::regex recursed per character: a 30 KB redirect ended the process.
+    def redirect(target: str, body: bytes = b"") -> int:
+        return call(port, "POST", "/v1/endpoints/7:predict", body,
+                    {"X-Vertex-Ai-Triton-Redirect": target,
+                     "Content-Type": "application/json"})[0]
+
+    assert redirect("v2/models/" + "m" * 60_000 + "/x") == 400
+    assert redirect("/" * 60_000) == 400
+    assert redirect("v2/" * 20_000) == 400
+    # A long model name is still a name: KServe answers for it.
+    assert redirect("v2/models/" + "m" * 60_000 + "/ready") == 404
+    assert redirect("v2/models/m/infer", JSON_BODY) == 200
+    assert call(port, "POST", "/v1/endpoints/" + "7" * 60_000 + ":predict", JSON_BODY,
+                {"Content-Type": "application/json"})[0] == 200
+
+
 def test_the_metrics_redirect_serves_the_servers_metrics(port: int) -> None:
     status, _, _ = call(port, "POST", "/v1/endpoints/1:predict", JSON_BODY)
     assert status == 200

@@ -21,6 +21,9 @@ inline actors::grpc_options test_grpc_options() {
   actors::grpc_options o;
   o.address = "127.0.0.1";
   o.port = 0;
+  // The protocol tests exercise shared memory; the default (denied) has
+  // tests of its own.
+  o.allow_client_shm = true;
   return o;
 }
 

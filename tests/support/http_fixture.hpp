@@ -20,6 +20,9 @@ inline actors::http_options test_http_options() {
   actors::http_options o;
   o.address = "127.0.0.1";
   o.port = 0;
+  // The protocol tests exercise shared memory; the default (denied) has
+  // tests of its own.
+  o.allow_client_shm = true;
   o.thread_count = 2;
   return o;
 }

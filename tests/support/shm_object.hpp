@@ -55,6 +55,16 @@ class shm_object {
   std::byte* data() const noexcept { return data_; }
   size_t size() const noexcept { return size_; }
 
+  /// Truncates the object to `size` bytes, as a client may at any time; the
+  /// test's own mapping must not be read past `size` afterwards.
+  bool shrink_to(size_t size) {
+    int fd = ::shm_open(key_.c_str(), O_RDWR, 0);
+    bool done = fd >= 0 && ::ftruncate(fd, static_cast<off_t>(size)) == 0;
+    if (fd >= 0)
+      ::close(fd);
+    return done;
+  }
+
   /// Copies `n` bytes from `src` to the object's byte `offset`.
   void write(size_t offset, const void* src, size_t n) { std::memcpy(data_ + offset, src, n); }
 

@@ -1,5 +1,6 @@
 #include "conch/actors/adapter.hpp"
 
+#include "conch/actors/guarded_actor.hpp"
 #include "conch/runtime/validation/validate_request.hpp"
 
 namespace conch::actors {
@@ -47,14 +48,20 @@ bool accept_for(const version_entry& version, runtime::job_ptr& job) {
   return true;
 }
 
-caf::behavior adapter(caf::event_based_actor* self) {
+caf::behavior adapter(caf::event_based_actor* self, caf::actor pool) {
   auto state = std::make_shared<adapter_state>();
+  if (pool) {
+    self->monitor(pool);
+    self->set_down_handler([self](caf::down_msg&) { self->quit(caf::exit_reason::user_shutdown); });
+  }
   return {
     [state](table_atom, model_table_ptr& table) -> caf::result<caf::ok_atom> {
       state->table = std::move(table);
       return caf::ok_atom_v;
     },
-    [state](runtime::job_ptr& job) { route(*state->table, job); },
+    [state](runtime::job_ptr& job) {
+      run_guarded(job, "the adapter", [&] { route(*state->table, job); });
+    },
   };
 }
 

@@ -12,7 +12,9 @@ namespace conch::actors {
 /// configuration, and forwards it to the version's scheduler. Invalid
 /// requests are answered here. Snapshots arrive with `table_atom` and are
 /// acknowledged, so a load returns only once every adapter sees the model.
-caf::behavior adapter(caf::event_based_actor* self);
+/// Ends when `pool` (its adapter pool) ends, however it ended: a pool that
+/// was killed or died leaves no adapter behind.
+caf::behavior adapter(caf::event_based_actor* self, caf::actor pool);
 
 /// What an adapter does to a job once its version is resolved: validates the
 /// request against the version's configuration and marks the job as served

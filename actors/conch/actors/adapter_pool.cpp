@@ -13,7 +13,7 @@ using pool_ptr = caf::stateful_actor<adapter_pool_state>*;
 // Adapters are monitored, not linked: a link would carry a `kill` sent to one
 // adapter up to the pool. The pool ends its adapters itself when it stops.
 void start_adapter(pool_ptr self, size_t slot) {
-  auto a = self->spawn<caf::monitored>(adapter);
+  auto a = self->spawn<caf::monitored>(adapter, caf::actor_cast<caf::actor>(self));
   // The table goes first: mail from the pool reaches the adapter before any
   // request sent after the slot is published.
   if (self->state.table)

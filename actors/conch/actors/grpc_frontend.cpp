@@ -51,6 +51,8 @@ runtime::result<transports::grpc::server_options> server_options_of(const grpc_o
   for (const auto& g : o.restricted_features)
     s.restricted_features.push_back({g.key, g.value, g.features});
   s.max_inflight = o.max_inflight;
+  s.client_shm = o.allow_client_shm ? transports::protocol::client_shm::allowed
+                                    : transports::protocol::client_shm::denied;
   if (o.max_message_size < 1)
     return runtime::invalid_argument("max_message_size must be greater than 0, got "
                                      + std::to_string(o.max_message_size));

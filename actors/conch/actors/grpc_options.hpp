@@ -85,6 +85,12 @@ struct grpc_options {
   /// start() answers INVALID_ARG otherwise, and for an unknown feature name
   /// or an empty key.
   std::vector<feature_group> restricted_features;
+  /// Let clients register system and CUDA shared-memory regions and name
+  /// them in inference requests (Triton's --allow-client-shm). Off: the
+  /// register and unregister RPCs and an inference request that names a
+  /// region get UNIMPLEMENTED "Client shared memory is disabled. ..."; the
+  /// status RPCs are still served.
+  bool allow_client_shm = false;
   /// Requests waiting on the server (inference calls, each request of a
   /// stream, repository calls) at most in flight; beyond it they get
   /// UNAVAILABLE at once. 0: no limit.

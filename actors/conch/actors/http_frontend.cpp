@@ -91,6 +91,8 @@ runtime::status http_frontend::start() {
     h.header_forward_pattern = options_.header_forward_pattern;
     for (const auto& g : options_.restricted_features)
       h.restricted_features.push_back({g.key, g.value, g.features});
+    h.client_shm = options_.allow_client_shm ? transports::protocol::client_shm::allowed
+                                             : transports::protocol::client_shm::denied;
     auto kserve = transports::http::kserve::kserve_handler::make(std::move(h));
     if (!kserve)
       return kserve.error();
@@ -111,6 +113,7 @@ runtime::status http_frontend::start() {
       handler = std::move(*sagemaker);
     }
     auto o = transport_options(options_);
+    o.stop_timeout = transport_stop_budget(srv_.options().exit_timeout);
     if (port != 0)
       o.port = port;
     const char* name = kind_of(options_);

@@ -34,6 +34,11 @@ struct http_options {
   /// in one group at most; start() answers INVALID_ARG otherwise, and for an
   /// unknown feature name or an empty header name.
   std::vector<http_feature_group> restricted_features;
+  /// Let clients register system and CUDA shared-memory regions and name
+  /// them in inference requests (Triton's --allow-client-shm). Off: register
+  /// and unregister get 501 "Client shared memory is disabled. ...", and so
+  /// does an inference request that names a region; status is still served.
+  bool allow_client_shm = false;
   /// Conch: requests waiting on the server (inference, repository changes)
   /// at most in flight; beyond it they get 503 at once. 0: no limit.
   int64_t max_inflight = 4096;

@@ -1,5 +1,6 @@
 #include "conch/actors/listening_frontend.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include <caf/send.hpp>
@@ -22,6 +23,12 @@ runtime::status check_thread_count(int n) {
     return runtime::invalid_argument("thread_count must be greater than 0, got "
                                      + std::to_string(n));
   return runtime::status::ok();
+}
+
+std::chrono::milliseconds transport_stop_budget(uint32_t exit_timeout) {
+  int64_t total = int64_t{exit_timeout} * 1000;
+  int64_t margin = std::min<int64_t>(1000, total / 5);
+  return std::chrono::milliseconds{std::max<int64_t>(1, total - margin)};
 }
 
 listening_frontend::listening_frontend(server& srv, std::string service, std::string kind)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -28,6 +29,13 @@ runtime::status check_port(int port);
 
 /// INVALID_ARG "thread_count must be greater than 0, got <n>" when n < 1.
 runtime::status check_thread_count(int n);
+
+/// How long a transport's stop may wait on its clients when the server's
+/// exit timeout is `exit_timeout` seconds: that timeout less a margin (a
+/// fifth of it, at most a second) for the stop's own steps, and at least a
+/// millisecond. A frontend stop given this budget ends before the exit
+/// timeout does, however slow its clients are.
+std::chrono::milliseconds transport_stop_budget(uint32_t exit_timeout);
 
 /// The lifecycle the network frontends (HTTP, gRPC, metrics) share: start()
 /// adds a listening transport to the server's supervision tree, so the

@@ -41,6 +41,7 @@ runtime::status metrics_frontend::start() {
     auto handler = std::make_shared<transports::metrics::metrics_handler>(
       [srv = srv_] { return srv.metrics_text(); });
     auto o = transport_options(options_);
+    o.stop_timeout = transport_stop_budget(srv_.options().exit_timeout);
     if (port != 0)
       o.port = port;
     return transport_result{

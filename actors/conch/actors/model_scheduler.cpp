@@ -19,21 +19,35 @@ namespace {
 std::unique_ptr<runtime::batching::job_queue> make_queue(const scheduler_spec& spec,
                                                          status& error) {
   const auto& config = *spec.context.config;
-  if (config.has_sequence_batching()) {
-    auto settings = runtime::batching::sequence_config::from(config, spec.context.model_path,
-                                                             instance_contexts(config).size());
-    if (settings)
-      return std::make_unique<runtime::batching::sequence_queue>(std::move(*settings));
-    error = settings.error();
+  // The spawn runs on the repository's thread: what the configuration
+  // makes the queue allocate must not throw there. A queue that cannot be
+  // made fails the load (start_loading) instead.
+  try {
+    if (config.has_sequence_batching()) {
+      auto settings = runtime::batching::sequence_config::from(config, spec.context.model_path,
+                                                               instance_contexts(config).size());
+      if (settings)
+        return std::make_unique<runtime::batching::sequence_queue>(std::move(*settings));
+      error = settings.error();
+    }
+    return std::make_unique<runtime::batching::batch_queue>(
+      runtime::batching::batcher_config_from(config));
+  } catch (const std::exception& e) {
+    error = runtime::internal_error("model '" + spec.context.name
+                                    + "': its scheduler's queue could not be made: " + e.what());
   }
-  return std::make_unique<runtime::batching::batch_queue>(
-    runtime::batching::batcher_config_from(config));
+  return std::make_unique<runtime::batching::batch_queue>(runtime::batching::batcher_config{});
+}
+
+std::string role_of(const scheduler_spec& spec) {
+  return "the scheduler of model '" + spec.context.name + "' version "
+         + std::to_string(spec.context.version);
 }
 
 } // namespace
 
 model_scheduler::model_scheduler(caf::actor_config& cfg, scheduler_spec spec)
-  : caf::event_based_actor(cfg),
+  : guarded_actor(cfg, role_of(spec)),
     spec_(std::move(spec)),
     config_(spec_.context.config),
     queue_(make_queue(spec_, queue_error_)) {
@@ -60,7 +74,9 @@ caf::behavior model_scheduler::make_behavior() {
     [this](init_atom, backend_model_ptr& model, status& st) {
       on_model_loaded(std::move(model), std::move(st));
     },
-    [this](runtime::job_ptr& job) { admit(std::move(job)); },
+    [this](runtime::job_ptr& job) {
+      run_guarded(job, role(), [&] { admit(job); });
+    },
     [this](done_atom, size_t index) { on_done(index, current_sender()); },
     [this](credit_atom, size_t index, bool crashed) { on_credit(index, crashed); },
     [this](timer_atom, uint64_t generation) {

@@ -10,6 +10,7 @@
 #include <caf/response_promise.hpp>
 
 #include "conch/actors/direct_lane.hpp"
+#include "conch/actors/guarded_actor.hpp"
 #include "conch/actors/messages.hpp"
 #include "conch/actors/worker_thread.hpp"
 #include "conch/runtime/backends/registry.hpp"
@@ -50,7 +51,10 @@ struct scheduler_spec {
 /// While its queue is empty it lends idle instances to its direct lane, and
 /// recalls them when work queues up or it drains; a lessee returns one with
 /// `credit_atom` when it was recalled or crashed.
-class model_scheduler : public caf::event_based_actor {
+///
+/// A handler that throws fails the request it handled, not the scheduler
+/// (guarded_actor).
+class model_scheduler : public guarded_actor {
  public:
   model_scheduler(caf::actor_config& cfg, scheduler_spec spec);
   ~model_scheduler() override;

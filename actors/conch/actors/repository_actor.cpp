@@ -22,7 +22,7 @@ repository_actor::repository_actor(caf::actor_config& cfg, server_options option
                                    std::shared_ptr<runtime::statistics::metrics_registry> metrics,
                                    std::shared_ptr<server_flags> flags, caf::actor adapter_pool,
                                    bool allow_detached)
-  : caf::event_based_actor(cfg),
+  : guarded_actor(cfg, "the model repository"),
     options_(std::move(options)),
     metrics_(std::move(metrics)),
     flags_(std::move(flags)),
@@ -101,10 +101,20 @@ caf::behavior repository_actor::make_behavior() {
         return;
       auto c = std::move(i->second);
       continuations_.erase(i);
-      if (*c.then)
+      if (!*c.then) {
+        if (c.dropped)
+          c.dropped(); // the work threw
+        return;
+      }
+      try {
         (*c.then)();
-      else if (c.dropped)
-        c.dropped(); // the work threw
+      } catch (...) {
+        // Whoever waits for the continuation hears that it failed; the
+        // exception goes on to be logged (guarded_actor).
+        if (c.dropped)
+          c.dropped();
+        throw;
+      }
     },
   };
 }
@@ -168,7 +178,13 @@ void repository_actor::run_exclusive(const std::string& name, std::function<void
                                      done_fn done) {
   auto id = next_operation_++;
   pending_.emplace(id, std::move(done));
-  done_fn finish = [this, name, id](status st) {
+  // Once only: an operation whose continuation threw may be failed after
+  // a part of it answered already.
+  auto finished = std::make_shared<bool>(false);
+  done_fn finish = [this, name, id, finished](status st) {
+    if (*finished)
+      return;
+    *finished = true;
     if (auto i = pending_.find(id); i != pending_.end()) {
       auto d = std::move(i->second);
       pending_.erase(i);
@@ -192,7 +208,15 @@ void repository_actor::run_exclusive(const std::string& name, std::function<void
   };
   auto start = [this, name, op, finish]() {
     records_[name].busy = true;
-    op(finish);
+    try {
+      op(finish);
+    } catch (abi::__forced_unwind&) {
+      throw;
+    } catch (...) {
+      auto what = exception_text(std::current_exception());
+      CONCH_LOG_ERROR << "an operation on '" << name << "' failed: " << what;
+      finish(runtime::internal_error("'" + name + "': " + what));
+    }
   };
   auto& record = records_[name];
   record.name = name;

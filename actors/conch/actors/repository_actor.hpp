@@ -12,6 +12,7 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/response_promise.hpp>
 
+#include "conch/actors/guarded_actor.hpp"
 #include "conch/actors/messages.hpp"
 #include "conch/actors/repository_messages.hpp"
 #include "conch/actors/repository_prepare.hpp"
@@ -32,7 +33,9 @@ namespace conch::actors {
 /// caused it. Operations on one model run one at a time, in arrival order.
 /// It owns the list of repositories it reads, which starts as the options'
 /// model_repository and changes by registration (EXPLICIT mode only).
-class repository_actor : public caf::event_based_actor {
+/// An exception a handler throws fails the operation or request it served;
+/// the repository goes on (guarded_actor).
+class repository_actor : public guarded_actor {
  public:
   repository_actor(caf::actor_config& cfg, server_options options,
                    std::shared_ptr<runtime::statistics::metrics_registry> metrics,
@@ -67,6 +70,14 @@ class repository_actor : public caf::event_based_actor {
   void load_by_name(const std::string& name, load_parameters_ptr params, done_fn done);
   void start_load(const std::string& name, const prepared_load& prepared, uint64_t started,
                   done_fn done);
+  /// Answers a load of an existing model that failed before any version
+  /// started: records why (the index shows it, readiness counts it),
+  /// publishes, then calls `done` with `why`.
+  void fail_load(const std::string& name, runtime::status why, done_fn done);
+  /// Spawns a scheduler for each of the prepared versions into `started`;
+  /// when one cannot be made, ends those made before it and fails.
+  runtime::status start_versions(const std::string& name, const prepared_load& prepared,
+                                 std::map<int64_t, version_entry>& started);
   void finish_load(const std::string& name, std::map<int64_t, version_entry> loaded,
                    std::map<int64_t, runtime::status> failures, uint64_t started,
                    std::filesystem::path override_dir, done_fn done);

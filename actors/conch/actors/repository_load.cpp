@@ -1,5 +1,7 @@
 // Loading and reloading a model: repository_actor::load and its helpers.
 
+#include <cxxabi.h>
+
 #include <algorithm>
 #include <chrono>
 
@@ -136,23 +138,27 @@ void repository_actor::load(const std::string& name, load_parameters_ptr params,
   request.options.gpu_count = gpu_count_;
   // The disk, and a backend's configuration completion (which may run
   // Python), are read off the actor system's threads.
-  off_thread([this, request = std::move(request), started, done]() -> std::function<void()> {
-    auto prepared = std::make_shared<prepared_load>(prepare_load(request));
-    return [this, name = request.name, prepared, started, done] {
-      const auto& config = prepared->config;
-      if (stopping_ || !prepared->error || !config || !config->has_ensemble_scheduling())
-        return start_load(name, *prepared, started, done);
-      // The models its steps run load first.
-      load_composing(name, *config, [this, name, prepared, started, done](status st) {
-        if (!st) {
-          records_[name].last_error = st.message();
-          CONCH_LOG_ERROR << st.message();
-          return done(st);
-        }
-        start_load(name, *prepared, started, done);
-      });
-    };
-  });
+  off_thread(
+    [this, request = std::move(request), started, done]() -> std::function<void()> {
+      auto prepared = std::make_shared<prepared_load>(prepare_load(request));
+      return [this, name = request.name, prepared, started, done] {
+        const auto& config = prepared->config;
+        if (stopping_ || !prepared->error || !config || !config->has_ensemble_scheduling())
+          return start_load(name, *prepared, started, done);
+        // The models its steps run load first.
+        load_composing(name, *config, [this, name, prepared, started, done](status st) {
+          if (!st)
+            return fail_load(name, st, done);
+          start_load(name, *prepared, started, done);
+        });
+      };
+    },
+    // The work or its continuation threw. At the repository's end the
+    // operation is answered with every other one still open (on_exit).
+    [this, name, done] {
+      if (!exiting_)
+        done(runtime::internal_error("failed to load '" + name + "': the load was abandoned"));
+    });
 }
 
 void repository_actor::load_by_name(const std::string& name, load_parameters_ptr params,
@@ -177,25 +183,23 @@ void repository_actor::start_load(const std::string& name, const prepared_load& 
       repo::remove_override_directory(override_dir);
     if (stopping_)
       return done(runtime::unavailable("server is stopping"));
-    records_[name].last_error = prepared.error.message();
-    CONCH_LOG_ERROR << prepared.error.message();
-    return done(prepared.error);
+    // A name with no model behind it leaves nothing that the index lists or
+    // that readiness waits for (Triton's "failed to poll" leaves no state).
+    if (prepared.location.path.empty()) {
+      CONCH_LOG_ERROR << prepared.error.message();
+      return done(prepared.error);
+    }
+    return fail_load(name, prepared.error, done);
   }
-  const auto& location = prepared.location;
   const auto& versions = prepared.versions;
-  records_[name].fingerprint = prepared.fingerprint;
-  auto shared_config = with_composing_policy(prepared.config);
-  auto pending = std::make_shared<size_t>(versions.size());
   auto loaded = std::make_shared<std::map<int64_t, version_entry>>();
+  if (auto st = start_versions(name, prepared, *loaded); !st)
+    return fail_load(name, st, done);
+  records_[name].fingerprint = prepared.fingerprint;
+  auto pending = std::make_shared<size_t>(versions.size());
   auto failures = std::make_shared<std::map<int64_t, status>>();
   for (auto v : versions) {
-    CONCH_LOG_INFO << "loading: " << name << ":" << v;
-    auto entry = start_version(name, v, shared_config, location.path, location.repository,
-                               prepared.factory);
-    entry.labels = prepared.labels;
-    entry.reshapes = prepared.reshapes;
-    auto scheduler = entry.scheduler;
-    (*loaded)[v] = std::move(entry);
+    auto scheduler = (*loaded)[v].scheduler;
     request(scheduler, caf::infinite, init_atom_v)
       .then(
         [=](status& st) {
@@ -211,6 +215,49 @@ void repository_actor::start_load(const std::string& name, const prepared_load& 
             finish_load(name, std::move(*loaded), std::move(*failures), started, override_dir,
                         done);
         });
+  }
+}
+
+void repository_actor::fail_load(const std::string& name, status why, done_fn done) {
+  CONCH_LOG_ERROR << why.message();
+  records_[name].last_error = why.message();
+  // Readiness and the index see the failure before the load answers.
+  publish([why = std::move(why), done] { done(why); });
+}
+
+status repository_actor::start_versions(const std::string& name, const prepared_load& prepared,
+                                        std::map<int64_t, version_entry>& started) {
+  // All of them or none: a version that cannot even be started (its
+  // scheduler threw while it was made) ends the ones started before it.
+  try {
+    auto shared_config = with_composing_policy(prepared.config);
+    for (auto v : prepared.versions) {
+      CONCH_LOG_INFO << "loading: " << name << ":" << v;
+      auto entry = start_version(name, v, shared_config, prepared.location.path,
+                                 prepared.location.repository, prepared.factory);
+      entry.labels = prepared.labels;
+      entry.reshapes = prepared.reshapes;
+      started[v] = std::move(entry);
+    }
+    return status::ok();
+  } catch (abi::__forced_unwind&) {
+    throw;
+  } catch (...) {
+    const auto& serving = records_[name].versions;
+    for (auto& [v, entry] : started) {
+      if (entry.scheduler)
+        send_exit(entry.scheduler, caf::exit_reason::user_shutdown);
+      // A reload shares the statistics of the version that still serves.
+      auto previous = serving.find(v);
+      if (entry.stats && (previous == serving.end() || previous->second.stats != entry.stats))
+        entry.stats->retire_metrics();
+    }
+    started.clear();
+    if (!prepared.override_dir.empty()
+        && prepared.override_dir != records_[name].override_dir)
+      repo::remove_override_directory(prepared.override_dir);
+    return runtime::internal_error("failed to load '" + name + "': "
+                                   + exception_text(std::current_exception()));
   }
 }
 

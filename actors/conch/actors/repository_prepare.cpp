@@ -66,6 +66,7 @@ prepared_load prepare(const load_request& request) {
                          out.override_dir);
   if (!location)
     return fail(std::move(out), location.error());
+  out.location = *location;
   std::optional<std::string> config_json;
   if (request.params && request.params->config_json && out.override_dir.empty())
     config_json = request.params->config_json;
@@ -90,7 +91,6 @@ prepared_load prepare(const load_request& request) {
   out.factory = backend->factory;
   out.labels = *labels;
   out.reshapes = runtime::validation::model_reshapes(*out.config);
-  out.location = std::move(*location);
   return out;
 }
 

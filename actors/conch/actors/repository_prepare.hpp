@@ -32,6 +32,9 @@ struct load_request {
 struct prepared_load {
   /// OK, or why the model cannot load ("failed to load '<name>': ...").
   runtime::status error;
+  /// Where the model is; its path is empty when no model of that name
+  /// exists (no directory in any repository, no file override), and a load
+  /// that failed then leaves no trace of the name.
   runtime::repository::model_location location;
   /// The override directory this load wrote; empty without one. Removed
   /// again when the load fails here.

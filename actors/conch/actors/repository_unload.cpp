@@ -30,6 +30,12 @@ void repository_actor::unload(const std::string& name, bool dependents, done_fn 
     }
   record.loaded_by_name = false;
   if (schedulers.empty()) {
+    if (record.versions.empty() && !record.last_error.empty()) {
+      // A model that failed to load: unloading it forgets the failure, and
+      // readiness no longer waits for it (Triton marks it unloaded).
+      record.last_error.clear();
+      return publish([done] { done(status::ok()); });
+    }
     if (record.versions.empty())
       return done(runtime::invalid_argument("failed to unload '" + name
                                             + "', no version is available"));

@@ -149,7 +149,9 @@ caf::actor server::handle() const { return core_->supervisor; }
 bool server::live() const { return core_->flags->live.load(); }
 
 bool server::ready() const {
-  return core_->flags->accepting.load() && core_->flags->models_ready.load();
+  // Never ready over a core that failed (server_supervisor::core_failed).
+  const auto& flags = *core_->flags;
+  return flags.live.load() && flags.accepting.load() && flags.models_ready.load();
 }
 
 const server_options& server::options() const { return core_->options; }

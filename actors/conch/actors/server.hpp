@@ -86,7 +86,11 @@ class server {
 
   // -- health and metadata ---------------------------------------------------------
 
+  /// True from a successful start until the stop ends, unless a core actor
+  /// of the tree (the repository, the adapter pool) ended meanwhile.
   bool live() const;
+  /// True while live() and admitting requests, when every model that should
+  /// be loaded is READY (or strict_readiness is off).
   bool ready() const;
   server_metadata metadata() const;
   const server_options& options() const;

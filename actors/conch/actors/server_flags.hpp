@@ -13,7 +13,8 @@ namespace conch::actors {
 /// What the actors publish for the public API to read from any thread
 /// without asking an actor: health flags and the current model table.
 struct server_flags {
-  /// The server answers health/live.
+  /// The server answers health/live: from its start until its stop ends,
+  /// or until a core actor ends (server_supervisor::core_failed).
   std::atomic<bool> live{false};
   /// New inference requests are admitted (false from the start of stop()).
   std::atomic<bool> accepting{false};

@@ -6,6 +6,7 @@
 #include "conch/actors/adapter_pool.hpp"
 #include "conch/actors/frontend_supervisor.hpp"
 #include "conch/actors/repository_actor.hpp"
+#include "conch/runtime/logging/log.hpp"
 
 namespace conch::actors {
 
@@ -20,7 +21,7 @@ constexpr auto abandon_grace = std::chrono::seconds{1};
 } // namespace
 
 server_supervisor::server_supervisor(caf::actor_config& cfg, supervisor_spec spec)
-  : caf::event_based_actor(cfg), spec_(std::move(spec)) {}
+  : guarded_actor(cfg, "the server supervisor"), spec_(std::move(spec)) {}
 
 caf::behavior server_supervisor::make_behavior() {
   pool_ = spawn<caf::monitored>(adapter_pool, spec_.slots, size_t{spec_.options.restart_budget});
@@ -184,17 +185,34 @@ void server_supervisor::kill_children() {
     send_exit(repository_, caf::exit_reason::kill);
 }
 
+void server_supervisor::core_failed(const char* which, const caf::error& reason) {
+  // Restarting the part alone would not bring back what it held (the
+  // loaded models, the routes to them): the server is not healthy again
+  // until it restarts.
+  CONCH_LOG_ERROR << which << " ended while the server was running ("
+                  << (reason ? to_string(reason) : std::string{"no reason"})
+                  << "): the server now reports itself not live and not ready";
+  spec_.flags->accepting.store(false);
+  spec_.flags->frontends_open.store(false);
+  spec_.flags->models_ready.store(false);
+  spec_.flags->live.store(false);
+}
+
 void server_supervisor::on_down(const caf::down_msg& msg) {
   if (pool_ && msg.source == pool_.address()) {
     pool_ = nullptr;
     if (phase_ == phase::adapters)
       return stop_models();
+    if (phase_ == phase::running)
+      core_failed("the adapter pool", msg.reason);
     return;
   }
   if (repository_ && msg.source == repository_.address()) {
     repository_ = nullptr;
     if (phase_ == phase::models)
       return finish();
+    if (phase_ == phase::running)
+      core_failed("the model repository", msg.reason);
     return;
   }
   auto i = std::find_if(frontends_.begin(), frontends_.end(),

@@ -9,6 +9,7 @@
 #include "conch/actors/adapter_slots.hpp"
 #include "conch/actors/frontend_health.hpp"
 #include "conch/actors/frontend_transport.hpp"
+#include "conch/actors/guarded_actor.hpp"
 #include "conch/actors/messages.hpp"
 #include "conch/actors/server_flags.hpp"
 #include "conch/actors/server_options.hpp"
@@ -34,7 +35,15 @@ struct supervisor_spec {
 /// timeout passes first, after abandoning what was left. Stops that race
 /// all wait for the one protocol and hear its outcome, which it also
 /// records in the server's flags before it ends.
-class server_supervisor : public caf::event_based_actor {
+///
+/// The adapter pool and the repository are the server's core: should either
+/// end while the server runs (a handler's exception does not end the
+/// repository, so only a bug, a kill or exhausted memory can), the server is
+/// degraded for good, and the supervisor says so in the flags: not live,
+/// not ready, admitting nothing, so that every health check (HTTP, gRPC,
+/// in-process) reports it and an orchestrator restarts the process. A stop
+/// still runs its protocol over what is left.
+class server_supervisor : public guarded_actor {
  public:
   server_supervisor(caf::actor_config& cfg, supervisor_spec spec);
 
@@ -54,6 +63,7 @@ class server_supervisor : public caf::event_based_actor {
   void on_deadline();
   void kill_children();
   void on_down(const caf::down_msg& msg);
+  void core_failed(const char* which, const caf::error& reason);
 
   supervisor_spec spec_;
   caf::actor pool_;

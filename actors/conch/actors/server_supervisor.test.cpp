@@ -173,5 +173,40 @@ TEST_F(supervisor_test, no_frontend_can_join_a_stopping_server) {
   supervisor = nullptr;
 }
 
+TEST_F(supervisor_test, a_core_actor_that_ends_while_running_marks_the_server_unhealthy) {
+  for (bool repository : {true, false}) {
+    SCOPED_TRACE(repository ? "repository" : "adapter pool");
+    events.clear();
+    start();
+    flags->live.store(true);
+    flags->accepting.store(true);
+    flags->frontends_open.store(true);
+    ASSERT_TRUE(flags->models_ready.load());
+    caf::actor repo, pool;
+    sys.spawn([&](caf::event_based_actor* self) {
+      self->request(supervisor, caf::infinite, caf::get_atom_v)
+        .then([&](caf::actor& r, caf::actor& p) {
+          repo = r;
+          pool = p;
+        });
+    });
+    run();
+    caf::anon_send_exit(repository ? repo : pool, caf::exit_reason::kill);
+    run();
+    EXPECT_FALSE(flags->live.load());
+    EXPECT_FALSE(flags->models_ready.load());
+    EXPECT_FALSE(flags->accepting.load());
+    EXPECT_FALSE(flags->frontends_open.load());
+    // The stop runs over what is left.
+    auto result = stop();
+    run();
+    EXPECT_TRUE(*result) << result->to_string();
+    supervisor = nullptr;
+    caf::anon_send_exit(watcher, caf::exit_reason::kill);
+    run();
+    watcher = nullptr;
+  }
+}
+
 } // namespace
 } // namespace conch::actors

@@ -18,6 +18,7 @@ from types import ModuleType
 from typing import Any
 
 from .._errors import InvalidArgumentError, NotFoundError, UnavailableError
+from .model_files import model_file_path
 
 __all__ = ["import_onnxruntime", "model_file", "latest_model_file", "open_session"]
 
@@ -52,8 +53,9 @@ def _filename(config: dict) -> str:
 
 def model_file(version_path: str, config: dict) -> pathlib.Path:
     """<version_path>/<default_model_filename or model.onnx>; NotFoundError
-    when it does not exist."""
-    path = pathlib.Path(version_path) / _filename(config)
+    when it does not exist, InvalidArgumentError when the name leads out of
+    the version directory."""
+    path = pathlib.Path(model_file_path(version_path, config, DEFAULT_MODEL_FILENAME))
     if not path.exists():
         raise NotFoundError(f"the ONNX model file '{path}' does not exist")
     return path
@@ -68,7 +70,8 @@ def latest_model_file(model_path: str, config: dict) -> pathlib.Path:
         reverse=True,
     ) if root.is_dir() else []
     for version in versions:
-        path = root / str(version) / _filename(config)
+        path = pathlib.Path(model_file_path(str(root / str(version)), config,
+                                            DEFAULT_MODEL_FILENAME))
         if path.exists():
             return path
     raise NotFoundError(

@@ -55,15 +55,15 @@ class calling_model:
         _current.reset(self._token)
 
 
-def remember(module_name: str, gateway: Any) -> None:
-    """Registers the gateway of the model whose model.py was imported as
-    `module_name` (held weakly)."""
+def remember(package_name: str, gateway: Any) -> None:
+    """Registers the gateway of the model whose model.py was imported into
+    the package `package_name`, with the model's own modules (held weakly)."""
     if gateway is not None:
-        _by_module[module_name] = weakref.ref(gateway)
+        _by_module[package_name] = weakref.ref(gateway)
 
 
-def forget(module_name: str) -> None:
-    _by_module.pop(module_name, None)
+def forget(package_name: str) -> None:
+    _by_module.pop(package_name, None)
 
 
 def gateway(loading: bool = False) -> Any:
@@ -84,7 +84,8 @@ def gateway(loading: bool = False) -> Any:
             return gateway
     frame = sys._getframe(1)
     while frame is not None:
-        ref = _by_module.get(frame.f_globals.get("__name__", ""))
+        name = frame.f_globals.get("__name__")
+        ref = _by_module.get(name.partition(".")[0]) if isinstance(name, str) else None
         if ref is not None and ref() is not None:
             return ref()
         frame = frame.f_back

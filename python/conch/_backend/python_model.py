@@ -2,25 +2,27 @@
 backend, run in this interpreter on each instance's own thread.
 
 Each instance imports model.py afresh, so module-level state is per
-instance, as with Triton's one process per instance. The model's directory
-of its version is appended to sys.path, so model.py can import its sibling
-modules, and ``import triton_python_backend_utils`` gives Conch's API.
+instance, as with Triton's one process per instance. model.py runs inside a
+package of its own (see model_import.py): ``import helper`` and ``from .
+import helper`` find the modules beside it, never another model's, and
+``import triton_python_backend_utils`` gives Conch's API. The model file is
+default_model_filename (model.py when unset) inside the version directory,
+never outside it.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
-import itertools
 import os
 import sys
-import threading
 import weakref
 from types import ModuleType
 from typing import Any, Optional
 
 from . import BackendError, describe
 from .instance_loop import InstanceLoop
+from .model_files import model_file_path
+from .model_import import forget_package, import_model_file, package_name
 from .pb_bls import calling_model, forget, remember
 from .pb_config import ModelConfig
 from .pb_request import InferenceRequest
@@ -28,45 +30,32 @@ from .pb_response import InferenceResponse
 
 __all__ = ["load_model", "complete_config", "PythonModel"]
 
-_module_numbers = itertools.count()
-_import_lock = threading.Lock()
 
-
-def _model_file_name(config: dict) -> str:
-    return config.get("default_model_filename") or "model.py"
+def _model_file(version_path: str, config: dict) -> str:
+    return model_file_path(version_path, config, "model.py")
 
 
 def _import(path: str) -> ModuleType:
-    """Runs `path` as a new module."""
+    """Runs `path` (a file in a version directory) as a new module."""
     from .. import python_backend_utils
 
-    with _import_lock:
-        sys.modules["triton_python_backend_utils"] = python_backend_utils
-        directory = os.path.dirname(path)
-        if directory not in sys.path:
-            sys.path.append(directory)
-        name = f"conch_python_model_{next(_module_numbers)}"
-        spec = importlib.util.spec_from_file_location(name, path)
-        if spec is None or spec.loader is None:
-            raise BackendError(f"cannot import '{path}'")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
+    sys.modules["triton_python_backend_utils"] = python_backend_utils
+    version_dir = os.path.dirname(path)
     try:
-        spec.loader.exec_module(module)
+        return import_model_file(path, (version_dir, os.path.dirname(version_dir)))
     except Exception as e:
-        sys.modules.pop(name, None)
         raise BackendError(f"failed to import '{path}': {describe(e)}") from e
-    return module
 
 
 def _forget(module: ModuleType) -> None:
-    """Drops `module` from sys.modules, where _import registered it: once
-    nothing uses a model file's import any more (its instance, its version
-    or the auto-complete that imported it is gone), so that loading and
-    unloading a model again and again does not keep every import alive."""
-    if sys.modules.get(module.__name__) is module:
-        del sys.modules[module.__name__]
-    forget(module.__name__)
+    """Drops the package of `module` from sys.modules, where _import
+    registered it and the model's own modules: once nothing uses a model
+    file's import any more (its instance, its version or the auto-complete
+    that imported it is gone), so that loading and unloading a model again
+    and again does not keep every import alive."""
+    name = package_name(module)
+    forget_package(name)
+    forget(name)
 
 
 def _forget_with(owner: object, module: ModuleType) -> weakref.finalize:
@@ -183,7 +172,7 @@ class PythonModel:
     def __init__(self, context: dict) -> None:
         self._context = context
         config = context["config"]
-        self._path = os.path.join(context["version_path"], _model_file_name(config))
+        self._path = _model_file(context["version_path"], config)
         if not os.path.isfile(self._path):
             raise BackendError(f"model file '{self._path}' does not exist")
         self._decoupled = bool((config.get("model_transaction_policy") or {}).get("decoupled"))
@@ -191,7 +180,7 @@ class PythonModel:
         # Imported now so that a broken model.py fails the load even before
         # an instance starts; the first instance uses this module.
         self._first: Optional[ModuleType] = _import(self._path)
-        remember(self._first.__name__, self._gateway)
+        remember(package_name(self._first), self._gateway)
         try:
             _model_class(self._first, self._path)
         except BaseException:
@@ -205,7 +194,7 @@ class PythonModel:
             self._first_forgotten.detach()  # the instance owns it now
         else:
             module = _import(self._path)
-            remember(module.__name__, self._gateway)
+            remember(package_name(module), self._gateway)
         try:
             model = _model_class(module, self._path)()
         except BaseException:
@@ -243,7 +232,7 @@ def load_model(context: dict) -> PythonModel:
 def _latest_model_file(config: dict, model_path: str) -> Optional[str]:
     versions = [int(d) for d in os.listdir(model_path) if d.isdigit()] if os.path.isdir(model_path) else []
     for version in sorted(versions, reverse=True):
-        path = os.path.join(model_path, str(version), _model_file_name(config))
+        path = _model_file(os.path.join(model_path, str(version)), config)
         if os.path.isfile(path):
             return path
     return None
@@ -257,15 +246,16 @@ def complete_config(config: dict, model_path: str) -> dict:
     module = _import(path)
     try:
         cls = _model_class(module, path)
+        fn = getattr(cls, "auto_complete_config", None)
+        if fn is None:
+            return config
+        try:
+            result = fn(ModelConfig(config))
+        except Exception as e:
+            raise BackendError(f"auto_complete_config() of '{path}' raised: {describe(e)}") from e
     finally:
-        _forget(module)  # the class stays usable; only the registration goes
-    fn = getattr(cls, "auto_complete_config", None)
-    if fn is None:
-        return config
-    try:
-        result = fn(ModelConfig(config))
-    except Exception as e:
-        raise BackendError(f"auto_complete_config() of '{path}' raised: {describe(e)}") from e
+        # After auto_complete_config(), which may import the model's modules.
+        _forget(module)
     if not isinstance(result, ModelConfig):
         raise BackendError(
             f"auto_complete_config() of '{path}' must return the config object it was given"

@@ -23,6 +23,9 @@ class CloudOptions:
     thread_count: int = Field(default=8, gt=0)
     #: Endpoint groups behind a required header, as KServeHttp's.
     restricted_features: RestrictedFeatures = field(default_factory=RestrictedFeatures)
+    #: Let clients register shared-memory regions and name them, as
+    #: KServeHttp's (off by default).
+    allow_client_shm: bool = False
     #: Requests waiting on the server at most at once (503 beyond). 0: no limit.
     max_inflight: int = Field(default=4096, ge=0)
     #: The largest request body in bytes.
@@ -44,6 +47,7 @@ def http_frontend_args(options: Any) -> dict[str, Any]:
         "port": options.port,
         "thread_count": options.thread_count,
         "restricted_features": options.restricted_features._to_native(),
+        "allow_client_shm": options.allow_client_shm,
         "max_inflight": options.max_inflight,
         "max_input_size": options.max_input_size,
         "policy": policy_of(options),

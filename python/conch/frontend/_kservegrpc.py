@@ -108,7 +108,7 @@ class KServeGrpc(Frontend):
         infer_thread_count: int = Field(default=2, ge=0)
         infer_allocation_pool_size: int = Field(default=8, ge=0)
         max_response_pool_size: int = Field(default=2_147_483_647, ge=0)
-        #: A regular expression, matched without regard to case: request
+        #: An RE2 regular expression, matched without regard to case: request
         #: metadata whose keys it finds a match in become string parameters
         #: of inference requests. Empty: none.
         forward_header_pattern: str = ""
@@ -117,6 +117,12 @@ class KServeGrpc(Frontend):
         #: ``triton-grpc-protocol-<key>`` with the group's value, else it is
         #: answered UNAVAILABLE.
         restricted_features: RestrictedFeatures = field(default_factory=RestrictedFeatures)
+        #: Conch: let clients register system and CUDA shared-memory regions
+        #: and name them in inference requests (Triton's --allow-client-shm).
+        #: Off, as Triton ships it: the register and unregister RPCs, and an
+        #: inference request that names a region, are answered UNIMPLEMENTED
+        #: "Client shared memory is disabled. ..."; status is still served.
+        allow_client_shm: bool = False
         #: Conch: requests waiting on the server (inference calls, each
         #: request of a stream, repository calls) at most at once; beyond it
         #: they are answered UNAVAILABLE at once. 0: no limit.
@@ -144,6 +150,7 @@ class KServeGrpc(Frontend):
             native_server,
             **upstream,
             restricted_features=options.restricted_features._to_native(),
+            allow_client_shm=options.allow_client_shm,
             max_inflight=options.max_inflight,
             max_message_size=options.max_message_size,
             max_inflight_bytes=options.max_inflight_bytes,

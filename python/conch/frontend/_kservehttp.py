@@ -40,12 +40,19 @@ class KServeHttp(Frontend):
         reuse_port: bool = False
         #: The number of threads serving connections.
         thread_count: int = Field(default=8, gt=0)
-        #: A regular expression: request headers whose names match become
+        #: An RE2 regular expression, matched without regard to case and in
+        #: linear time: request headers whose names it finds a match in become
         #: parameters of inference requests. Empty: none.
         header_forward_pattern: str = ""
         #: Endpoint groups behind a required header: a request to a feature
         #: of a group without the group's header and value is answered 403.
         restricted_features: RestrictedFeatures = field(default_factory=RestrictedFeatures)
+        #: Let clients register system and CUDA shared-memory regions and
+        #: name them in inference requests (Triton's --allow-client-shm). Off,
+        #: as Triton ships it: register and unregister are answered 501
+        #: "Client shared memory is disabled. ...", and so is an inference
+        #: request that names a region; status is still served.
+        allow_client_shm: bool = False
         #: Requests waiting on the server at most at once; beyond it they
         #: are answered 503 at once. 0: no limit.
         max_inflight: int = Field(default=4096, ge=0)
@@ -83,6 +90,7 @@ class KServeHttp(Frontend):
             thread_count=options.thread_count,
             header_forward_pattern=options.header_forward_pattern,
             restricted_features=options.restricted_features._to_native(),
+            allow_client_shm=options.allow_client_shm,
             max_inflight=options.max_inflight,
             max_input_size=options.max_input_size,
             max_header_size=options.max_header_size,

@@ -50,7 +50,7 @@ class VertexAI(Frontend):
         #: The model the predict route runs; empty: the repository's one
         #: ready model (start() fails otherwise, with Triton's text).
         default_model: str = ""
-        #: The routes, regular expressions matched against the whole path.
+        #: The routes, RE2 regular expressions matched against the whole path.
         health_route: str = field(default_factory=lambda: _env("AIP_HEALTH_ROUTE"))
         predict_route: str = field(default_factory=lambda: _env("AIP_PREDICT_ROUTE"))
 

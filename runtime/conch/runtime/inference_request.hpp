@@ -20,6 +20,16 @@ enum request_flags : uint32_t {
   request_sequence_end = 2,
 };
 
+/// Whether a request's tensors alias memory its client can still write.
+enum class client_memory : uint8_t {
+  /// The server holds its own copy of every input, and outputs go to
+  /// memory only the server writes.
+  none,
+  /// Some input or output lives in a region the client shares with the
+  /// server.
+  shared,
+};
+
 /// One inference request, protocol-neutral. Frontends decode into it; its
 /// input tensors alias the bytes the request arrived in.
 struct inference_request {
@@ -48,6 +58,11 @@ struct inference_request {
   int64_t preferred_output_device = 0;
   /// Where outputs are allocated; null means host memory.
   std::shared_ptr<response_allocator> allocator;
+  /// Whether some of the request's inputs or outputs live in memory the
+  /// client can change while the request runs (its shared memory). Such a
+  /// request is never answered from the response cache nor stored in it:
+  /// the bytes the cache would key or keep are not the bytes the model saw.
+  client_memory memory_of_client = client_memory::none;
   /// The request's trace when it was sampled (see request_trace); null
   /// otherwise. Whoever submits the request decides.
   request_trace_ptr trace;

@@ -1,23 +1,28 @@
 #include "conch/runtime/response_cache.hpp"
 
+#include "conch/runtime/siphash.hpp"
+
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <random>
+#include <type_traits>
+#include <variant>
+
+#include <sys/random.h>
 
 namespace conch::runtime {
 
 namespace {
 
-// Two FNV-1a hashes with different offsets: 128 bits, so that two requests
-// that differ never meet in practice.
+// The keys of requests. A client chooses what it sends, so the key of its
+// request must not be something it can aim at: with a public hash (FNV, say)
+// it could craft a request whose key equals another client's and read that
+// client's cached answer, or plant its own. Keyed with a secret drawn once
+// per process, finding two requests with one key is as hard as guessing it.
 class hasher {
  public:
-  void add(const void* data, size_t size) noexcept {
-    const auto* p = static_cast<const unsigned char*>(data);
-    for (size_t i = 0; i < size; ++i) {
-      a_ = (a_ ^ p[i]) * prime;
-      b_ = (b_ ^ p[i]) * prime;
-    }
-  }
+  void add(const void* data, size_t size) noexcept { hash_.add(data, size); }
   void add(const std::string& s) noexcept {
     add_number(s.size());
     add(s.data(), s.size());
@@ -27,13 +32,47 @@ class hasher {
     auto u = static_cast<uint64_t>(v);
     add(&u, sizeof u);
   }
-  cache_key key() const noexcept { return {a_, b_}; }
+  cache_key key() noexcept {
+    auto [high, low] = hash_.finish();
+    return {high, low};
+  }
 
  private:
-  static constexpr uint64_t prime = 1099511628211ULL;
-  uint64_t a_ = 14695981039346656037ULL;
-  uint64_t b_ = 0x84222325cbf29ce4ULL;
+  static const siphash128::key_type& secret() noexcept {
+    static const siphash128::key_type key = [] {
+      siphash128::key_type k{};
+      if (::getrandom(k.data(), sizeof k, 0) != static_cast<ssize_t>(sizeof k)) {
+        std::random_device device;
+        for (auto& word : k)
+          word = (uint64_t{device()} << 32) ^ device();
+      }
+      return k;
+    }();
+    return key;
+  }
+
+  siphash128 hash_{secret()};
 };
+
+
+// A parameter's value, typed, into `h`.
+void add_value(hasher& h, const parameter::value_type& value) {
+  h.add_number(value.index());
+  std::visit(
+    [&h](const auto& v) {
+      using T = std::decay_t<decltype(v)>;
+      if constexpr (std::is_same_v<T, std::string>) {
+        h.add(v);
+      } else if constexpr (std::is_same_v<T, double>) {
+        uint64_t bits;
+        std::memcpy(&bits, &v, sizeof bits);
+        h.add_number(bits);
+      } else {
+        h.add_number(v);
+      }
+    },
+    value);
+}
 
 size_t bytes_of(const std::vector<tensor>& outputs) noexcept {
   size_t total = 0;
@@ -70,10 +109,24 @@ cache_key response_cache::key_of(const inference_request& request, const std::st
   h.add_number(wanted.size());
   for (const auto& name : wanted)
     h.add(name);
+  // Parameters reach the model, which may answer differently for them.
+  std::vector<const parameter*> params;
+  params.reserve(request.parameters.size());
+  for (const auto& p : request.parameters)
+    params.push_back(&p);
+  std::stable_sort(params.begin(), params.end(),
+                   [](const parameter* a, const parameter* b) { return a->name < b->name; });
+  h.add_number(params.size());
+  for (const auto* p : params) {
+    h.add(p->name);
+    add_value(h, p->value);
+  }
   return h.key();
 }
 
 bool response_cache::cacheable(const inference_request& request) noexcept {
+  if (request.memory_of_client != client_memory::none)
+    return false;
   return std::all_of(request.inputs.begin(), request.inputs.end(),
                      [](const tensor& t) { return t.data.host_accessible(); });
 }

@@ -14,7 +14,8 @@
 
 namespace conch::runtime {
 
-/// The key of a cached response: 128 bits of hash.
+/// The key of a cached response: 128 bits of a keyed hash (SipHash-2-4
+/// with a secret drawn per process), which clients cannot aim at.
 struct cache_key {
   uint64_t high = 0;
   uint64_t low = 0;
@@ -33,12 +34,14 @@ class response_cache {
 
   /// The key of `request` to version `version` of `model`: the model, the
   /// version, each input's name, data type, shape and bytes in name order,
-  /// and the outputs asked for. (Triton hashes names and bytes only.)
+  /// the outputs asked for, and the request's parameters in name order.
+  /// (Triton hashes input names and bytes only.)
   static cache_key key_of(const inference_request& request, const std::string& model,
                           int64_t version);
 
-  /// True when the request can be answered from a cache: every input in
-  /// host memory.
+  /// True when the request can be answered from a cache and its answer
+  /// stored in one: every input in host memory, and none of its tensors in
+  /// memory the client can still change (client_memory::none).
   static bool cacheable(const inference_request& request) noexcept;
 
   /// The outputs stored under `key`, which become the most recently used.

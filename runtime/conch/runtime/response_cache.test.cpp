@@ -36,6 +36,46 @@ TEST(response_cache, keys_follow_what_the_request_asks) {
                == response_cache::key_of(fewer_outputs, "m", 1));
 }
 
+TEST(response_cache, keys_cover_parameters_and_are_not_a_public_hash) {
+  auto a = request_of({fp32("X", {1, 2})});
+  auto with_param = a;
+  with_param.parameters.push_back(parameter{"temperature", 0.5});
+  EXPECT_FALSE(response_cache::key_of(a, "m", 1) == response_cache::key_of(with_param, "m", 1));
+  auto other_value = a;
+  other_value.parameters.push_back(parameter{"temperature", 0.7});
+  EXPECT_FALSE(response_cache::key_of(with_param, "m", 1)
+               == response_cache::key_of(other_value, "m", 1));
+  auto other_type = a;
+  other_type.parameters.push_back(parameter{"temperature", std::string{"0.5"}});
+  EXPECT_FALSE(response_cache::key_of(with_param, "m", 1)
+               == response_cache::key_of(other_type, "m", 1));
+  auto two = a, two_reordered = a;
+  two.parameters = {parameter{"p", int64_t{1}}, parameter{"q", true}};
+  two_reordered.parameters = {parameter{"q", true}, parameter{"p", int64_t{1}}};
+  EXPECT_EQ(response_cache::key_of(two, "m", 1), response_cache::key_of(two_reordered, "m", 1));
+
+  // FNV-1a, the hash keys used to be, with its published offset basis: the
+  // key of the empty model name must not be it (the hash is keyed now), and
+  // inputs whose bytes cross word boundaries in different splits still meet.
+  auto key = response_cache::key_of(request_of({}), "", 0);
+  EXPECT_NE(key.high, 14695981039346656037ULL);
+  auto split_one = request_of({tensor{"X", data_type::uint8, {3}, buffer::copy_of("abc", 3)}});
+  auto split_two = request_of({tensor{"X", data_type::uint8, {3}, buffer::copy_of("abd", 3)}});
+  EXPECT_FALSE(response_cache::key_of(split_one, "model-of-eleven", 1)
+               == response_cache::key_of(split_two, "model-of-eleven", 1));
+  EXPECT_EQ(response_cache::key_of(split_one, "model-of-eleven", 1),
+            response_cache::key_of(split_one, "model-of-eleven", 1));
+}
+
+TEST(response_cache, requests_in_client_memory_are_not_cacheable) {
+  auto a = request_of({fp32("X", {1, 2})});
+  EXPECT_TRUE(response_cache::cacheable(a));
+  // The client can rewrite its shared memory after the key is made: the
+  // answer would be stored under bytes the model never saw.
+  a.memory_of_client = client_memory::shared;
+  EXPECT_FALSE(response_cache::cacheable(a));
+}
+
 TEST(response_cache, stores_copies_and_evicts_the_least_recently_used) {
   auto entry = [](float v) { return std::vector<tensor>{fp32("OUT", std::vector<float>(16, v))}; };
   // Room for two entries of 64 data bytes and their overhead, not three.

@@ -68,7 +68,8 @@ using feature_group_tuple = std::tuple<std::string, std::string, std::vector<std
 std::unique_ptr<py_http_frontend>
 make_http_frontend(py_server& srv, std::string address, int port, bool reuse_port,
                    int thread_count, std::string header_forward_pattern,
-                   std::vector<feature_group_tuple> restricted_features, int64_t max_inflight,
+                   std::vector<feature_group_tuple> restricted_features,
+                   bool allow_client_shm, int64_t max_inflight,
                    size_t max_input_size, size_t max_header_size, const py::dict& policy,
                    bool sagemaker, std::string sagemaker_default_model,
                    std::string sagemaker_ping_mode, std::string sagemaker_inference_type,
@@ -83,6 +84,7 @@ make_http_frontend(py_server& srv, std::string address, int port, bool reuse_por
   o.header_forward_pattern = std::move(header_forward_pattern);
   for (auto& [key, value, features] : restricted_features)
     o.restricted_features.push_back({std::move(key), std::move(value), std::move(features)});
+  o.allow_client_shm = allow_client_shm;
   o.max_inflight = max_inflight;
   o.max_input_size = max_input_size;
   o.max_header_size = max_header_size;
@@ -136,6 +138,7 @@ std::unique_ptr<py_grpc_frontend> make_grpc_frontend(py_server& srv, const py::k
   take("infer_allocation_pool_size", o.infer_allocation_pool_size);
   take("max_response_pool_size", o.max_response_pool_size);
   take("forward_header_pattern", o.forward_header_pattern);
+  take("allow_client_shm", o.allow_client_shm);
   take("max_inflight", o.max_inflight);
   take("max_message_size", o.max_message_size);
   take("max_inflight_bytes", o.max_inflight_bytes);
@@ -174,7 +177,7 @@ void bind_frontends(py::module_& m) {
          py::arg("port") = 8000, py::arg("reuse_port") = false, py::arg("thread_count") = 8,
          py::arg("header_forward_pattern") = "",
          py::arg("restricted_features") = std::vector<feature_group_tuple>{},
-         py::arg("max_inflight") = 4096, py::arg("max_input_size") = size_t{64} << 20,
+         py::arg("allow_client_shm") = false, py::arg("max_inflight") = 4096, py::arg("max_input_size") = size_t{64} << 20,
          py::arg("max_header_size") = size_t{64} << 10, py::arg("policy") = py::dict{},
          py::arg("sagemaker") = false,
          py::arg("sagemaker_default_model") = "unspecified_SAGEMAKER_TRITON_DEFAULT_MODEL_NAME",

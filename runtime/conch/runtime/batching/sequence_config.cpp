@@ -5,6 +5,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "conch/runtime/contained_path.hpp"
+
 namespace conch::runtime::batching {
 
 namespace {
@@ -109,7 +111,11 @@ result<sequence_state_spec> state_of(const inference::ModelSequenceBatching::Sta
       if (out.type == data_type::bytes)
         return unsupported("initial_state data_file for TYPE_STRING state '" + in
                            + "' is not supported");
-      auto file = model_path / "initial_state" / init.data_file();
+      auto resolved = resolve_within(model_path / "initial_state", init.data_file());
+      if (!resolved)
+        return invalid_argument("initial_state data_file of state input '" + in
+                                + "': " + resolved.error().message());
+      const auto& file = *resolved;
       std::ifstream f{file, std::ios::binary};
       if (!f)
         return invalid_argument("failed to read initial_state data file '" + file.string()

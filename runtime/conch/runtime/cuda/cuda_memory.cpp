@@ -1,8 +1,10 @@
 #include "conch/runtime/cuda/cuda_memory.hpp"
 
 #include <cstring>
+#include <optional>
 #include <string>
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 namespace conch::runtime::cuda {
@@ -17,6 +19,33 @@ status cuda_error(const char* what, cudaError_t err) {
   // unrelated call does not report it again.
   (void) cudaGetLastError();
   return {errc::unavailable, std::string{what} + " failed: " + cudaGetErrorString(err)};
+}
+
+// The bytes of the allocation that `p` points into from `p` to its end, as
+// the driver (cuMemGetAddressRange, fetched through the runtime so that no
+// libcuda is linked) knows it; nullopt when the driver cannot say.
+std::optional<size_t> bytes_from(const void* p) {
+  using address_range_fn = CUresult (*)(CUdeviceptr*, size_t*, CUdeviceptr);
+  static const address_range_fn range = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &fn, 3020, cudaEnableDefault,
+                                         &found)
+          != cudaSuccess
+        || found != cudaDriverEntryPointSuccess) {
+      (void) cudaGetLastError();
+      return static_cast<address_range_fn>(nullptr);
+    }
+    return reinterpret_cast<address_range_fn>(fn);
+  }();
+  if (range == nullptr)
+    return std::nullopt;
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  auto at = reinterpret_cast<CUdeviceptr>(p);
+  if (range(&base, &size, at) != CUDA_SUCCESS || at < base || at - base > size)
+    return std::nullopt;
+  return size - (at - base);
 }
 
 } // namespace
@@ -70,6 +99,16 @@ result<buffer> cuda_memory::open_ipc_handle(std::string_view raw_handle, int64_t
     cudaSetDevice(device);
     cudaIpcCloseMemHandle(const_cast<void*>(q));
   }};
+  // The client's byte_size is a claim: bytes past the allocation behind the
+  // handle belong to someone else, or to nobody.
+  auto available = bytes_from(base);
+  if (!available)
+    return invalid_argument("unable to find the size of the allocation behind the CUDA IPC "
+                            "handle");
+  if (size > *available)
+    return invalid_argument("byte_size " + std::to_string(size) + " exceeds the "
+                            + std::to_string(*available)
+                            + " bytes of the allocation behind the CUDA IPC handle");
   return buffer{std::move(owner), static_cast<std::byte*>(base), size, memory_type::gpu,
                 device_id};
 }

@@ -15,7 +15,8 @@ class cuda_memory final : public device_memory {
   result<buffer> allocate_pinned(size_t size) override;
   result<buffer> allocate_device(size_t size, int64_t device_id) override;
   /// cudaSetDevice, then cudaIpcOpenMemHandle with lazy peer access; the
-  /// owner closes the handle on the same device.
+  /// owner closes the handle on the same device. INVALID_ARG when `size`
+  /// exceeds the allocation behind the handle (cuMemGetAddressRange).
   result<buffer> open_ipc_handle(std::string_view raw_handle, int64_t device_id,
                                  size_t size) override;
   /// cudaMemcpy (cudaMemcpyDefault) after selecting the device of the

@@ -1,5 +1,6 @@
 #include "conch/runtime/logging/log_line.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 
@@ -30,6 +31,44 @@ std::string log_timestamp(log_format format, std::chrono::system_clock::time_poi
 std::string_view base_name(std::string_view path) noexcept {
   auto slash = path.find_last_of('/');
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+namespace {
+
+bool is_control(char c) noexcept {
+  auto byte = static_cast<unsigned char>(c);
+  return byte < 0x20 || byte == 0x7f;
+}
+
+} // namespace
+
+std::string_view escape_controls(std::string_view text, std::string& storage) {
+  auto first = std::find_if(text.begin(), text.end(), is_control);
+  if (first == text.end())
+    return text;
+  static constexpr char hex[] = "0123456789abcdef";
+  storage.assign(text.begin(), first);
+  storage.reserve(text.size() + 16);
+  for (auto it = first; it != text.end(); ++it) {
+    char c = *it;
+    if (!is_control(c)) {
+      storage.push_back(c);
+      continue;
+    }
+    storage.push_back('\\');
+    switch (c) {
+      case '\n': storage.push_back('n'); break;
+      case '\r': storage.push_back('r'); break;
+      case '\t': storage.push_back('t'); break;
+      default: {
+        auto byte = static_cast<unsigned char>(c);
+        storage.push_back('x');
+        storage.push_back(hex[byte >> 4]);
+        storage.push_back(hex[byte & 0xf]);
+      }
+    }
+  }
+  return storage;
 }
 
 std::string format_line(log_format format, std::string_view timestamp, uint32_t pid,

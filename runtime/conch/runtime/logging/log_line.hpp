@@ -16,6 +16,13 @@ std::string log_timestamp(log_format format, std::chrono::system_clock::time_poi
 /// The last component of a source path ("a/b/c.cpp" -> "c.cpp").
 std::string_view base_name(std::string_view path) noexcept;
 
+/// `text` with every control byte (below 0x20, and 0x7f) written as an
+/// escape: `\n`, `\r`, `\t`, or `\xNN` for the others. Whatever a client
+/// put into a message (a model name, a request id), its line stays one line
+/// of the log. `text` itself when it holds none; otherwise the escaped text,
+/// kept in `storage`.
+std::string_view escape_controls(std::string_view text, std::string& storage);
+
 /// What a log line says and where it was said.
 struct log_record {
   /// The line's level.

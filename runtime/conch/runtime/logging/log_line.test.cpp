@@ -53,6 +53,16 @@ TEST(log_line, verbose_lines_are_written_as_info) {
   EXPECT_EQ(format_line(log_format::iso8601, "T", 1, r), "T I 1 a.cpp:1] v");
 }
 
+TEST(log_line, control_characters_are_escaped) {
+  std::string storage;
+  EXPECT_EQ(escape_controls("plain text, even \xc3\xa9", storage), "plain text, even \xc3\xa9");
+  EXPECT_TRUE(storage.empty()); // nothing to escape: nothing copied
+  EXPECT_EQ(escape_controls("a\r\nE1231 forged", storage), "a\\r\\nE1231 forged");
+  EXPECT_EQ(escape_controls(std::string_view{"\t\0\x1b[31m\x7f\x1f", 9}, storage),
+            "\\t\\x00\\x1b[31m\\x7f\\x1f");
+  EXPECT_EQ(escape_controls("back\\slash \x80", storage), "back\\slash \x80");
+}
+
 TEST(log_line, names_and_parses_formats) {
   EXPECT_EQ(format_name(log_format::standard), "default");
   EXPECT_EQ(format_name(log_format::iso8601), "ISO8601");

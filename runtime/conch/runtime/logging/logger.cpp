@@ -92,7 +92,13 @@ void write(log_level level, std::string_view file, int line, std::string_view me
     auto& s = state();
     auto format = current_format();
     auto stamp = log_timestamp(format, std::chrono::system_clock::now());
-    log_record record{level, file, line, message};
+    // Escaped here, once, for the file and the callback alike: messages
+    // carry client text (model names, request ids) that must not start a
+    // line of its own.
+    std::string escaped_file;
+    std::string escaped_message;
+    log_record record{level, escape_controls(file, escaped_file), line,
+                      escape_controls(message, escaped_message)};
     auto text = format_line(format, stamp, static_cast<uint32_t>(::getpid()), record);
     text.push_back('\n');
     write_out(s, text);

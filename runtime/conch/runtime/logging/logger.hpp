@@ -19,9 +19,10 @@ namespace conch::runtime::logging {
 
 /// Receives every line written while it is installed: the level, the base
 /// name of the source file, the source line, the timestamp as the line shows
-/// it, and the message. Called on the thread that logs, outside the logger's
-/// locks; exceptions it throws are swallowed. A line the callback itself logs
-/// is written to the file but not handed to the callback again.
+/// it, and the message, control characters escaped as in the written line.
+/// Called on the thread that logs, outside the logger's locks; exceptions it
+/// throws are swallowed. A line the callback itself logs is written to the
+/// file but not handed to the callback again.
 using log_callback = std::function<void(log_level level, std::string_view file, int line,
                                         std::string_view timestamp, std::string_view message)>;
 
@@ -69,9 +70,11 @@ inline log_format current_format() noexcept {
 }
 
 /// Writes one line to the file (or standard error), then hands it to the
-/// callback. Does not check the level: callers check `is_on` first (the
-/// CONCH_LOG_* macros do). Lines of concurrent writers never interleave.
-/// Never throws. Thread-safe.
+/// callback. Control characters in `file` and `message` (a CR or LF a client
+/// put into a model name, say) are escaped for both (escape_controls): one
+/// call is one line. Does not check the level: callers check `is_on` first
+/// (the CONCH_LOG_* macros do). Lines of concurrent writers never
+/// interleave. Never throws. Thread-safe.
 void write(log_level level, std::string_view file, int line, std::string_view message) noexcept;
 
 /// The current settings. Thread-safe.

@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -211,6 +213,37 @@ TEST_F(logger_test, a_callback_that_logs_does_not_recurse_or_deadlock) {
   auto lines = lines_of(path("a.log"));
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_NE(lines[1].find("] echo hello"), std::string::npos);
+}
+
+// CVE-2024-0095's class: a client's CR/LF must not forge a line of its own.
+TEST_F(logger_test, a_client_string_cannot_forge_a_line) {
+  std::vector<std::string> messages;
+  set_log_callback([&](log_level, std::string_view, int, std::string_view, std::string_view m) {
+    messages.emplace_back(m);
+  });
+  const std::string name = "a\r\nE1231 forged";
+  CONCH_LOG_ERROR << "failed to load '" << name << "'";
+  log_settings_update iso;
+  iso.log_format = "ISO8601";
+  ASSERT_TRUE(apply_settings(iso));
+  CONCH_LOG_INFO << "loading: " << name << ":1" << '\x1b' << '\0';
+  write(log_level::warn, "dir/a\nb.py", 3, name);
+  std::ifstream in{path("a.log"), std::ios::binary};
+  std::string text{std::istreambuf_iterator<char>{in}, std::istreambuf_iterator<char>{}};
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3) << text;
+  EXPECT_EQ(text.find('\r'), std::string::npos);
+  auto lines = lines_of(path("a.log"));
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0][0], 'E');
+  EXPECT_NE(lines[0].find("] failed to load 'a\\r\\nE1231 forged'"), std::string::npos);
+  EXPECT_NE(lines[1].find(" I "), std::string::npos);
+  EXPECT_NE(lines[1].find("] loading: a\\r\\nE1231 forged:1\\x1b\\x00"), std::string::npos);
+  EXPECT_NE(lines[2].find(" W "), std::string::npos);
+  EXPECT_NE(lines[2].find(" a\\nb.py:3] a\\r\\nE1231 forged"), std::string::npos) << lines[2];
+  // The callback gets the message as the line shows it.
+  ASSERT_EQ(messages.size(), 3u);
+  EXPECT_EQ(messages[0], "failed to load 'a\\r\\nE1231 forged'");
+  EXPECT_EQ(messages[2], "a\\r\\nE1231 forged");
 }
 
 TEST_F(logger_test, concurrent_lines_never_interleave) {

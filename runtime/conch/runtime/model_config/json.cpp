@@ -71,8 +71,11 @@ std::string to_json(const inference::ModelConfig& config) {
   std::string printed;
   if (!google::protobuf::util::MessageToJsonString(config, &printed, options).ok())
     return {};
+  // Protobuf's own printing of a typed message: shallow, but parsed
+  // iteratively like every other JSON the server reads.
   rapidjson::Document doc;
-  if (doc.Parse(printed.data(), printed.size()).HasParseError() || !doc.IsObject())
+  if (doc.Parse<rapidjson::kParseIterativeFlag>(printed.data(), printed.size()).HasParseError()
+      || !doc.IsObject())
     return {};
   restore_numbers(config.GetDescriptor(), doc);
   rapidjson::StringBuffer out;

@@ -217,5 +217,22 @@ TEST(from_json, rejects_malformed_json_and_wrong_types) {
   }
 }
 
+// A client's load override reaches from_json; no nesting may crash it.
+TEST(from_json, depth_bombs_are_invalid_argument) {
+  auto bomb = [](const std::string& prefix, const std::string& unit) {
+    std::string json = prefix;
+    while (json.size() < (1u << 20))
+      json += unit;
+    return json;
+  };
+  for (const auto& json : {bomb("", "["), bomb("", "{\"a\":"), bomb("{\"name\":", "["),
+                           bomb("{\"input\":", "[{\"dims\":"),
+                           bomb("{\"parameters\":", "{\"k\":")}) {
+    auto config = from_json(json);
+    ASSERT_FALSE(config) << json.substr(0, 40);
+    EXPECT_EQ(config.error().code(), errc::invalid_argument) << config.error().message();
+  }
+}
+
 } // namespace
 } // namespace conch::runtime::model_config

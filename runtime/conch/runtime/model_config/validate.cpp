@@ -5,6 +5,8 @@
 
 #include "conch/runtime/model_config/config_error.hpp"
 #include "conch/runtime/model_config/validate_enums.hpp"
+#include "conch/runtime/model_config/validate_paths.hpp"
+#include "conch/runtime/model_config/validate_limits.hpp"
 #include "conch/runtime/model_config/validate_scheduling.hpp"
 #include "conch/runtime/model_config/validate_tensors.hpp"
 
@@ -128,10 +130,12 @@ status validate(const inference::ModelConfig& config, const std::string& file) {
   CONCH_RUNTIME_RETURN_IF_ERROR(validate_enum_values(config, "", file));
   CONCH_RUNTIME_RETURN_IF_ERROR(check_identity(config, file));
   CONCH_RUNTIME_RETURN_IF_ERROR(check_version_policy(config, file));
+  CONCH_RUNTIME_RETURN_IF_ERROR(validate_paths(config, file));
   CONCH_RUNTIME_RETURN_IF_ERROR(validate_tensors(config, file));
   CONCH_RUNTIME_RETURN_IF_ERROR(validate_scheduling(config, file));
   CONCH_RUNTIME_RETURN_IF_ERROR(check_instance_groups(config, file));
-  return check_extras(config, file);
+  CONCH_RUNTIME_RETURN_IF_ERROR(check_extras(config, file));
+  return validate_limits(config, file);
 }
 
 } // namespace conch::runtime::model_config

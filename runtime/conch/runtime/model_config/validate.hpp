@@ -9,7 +9,8 @@ namespace conch::runtime::model_config {
 
 /// Checks a normalised configuration (see `normalize`) the way Triton does
 /// before it loads a model, plus the checks Conch adds (unknown enum numbers,
-/// duplicate tensor names, decoupled models with preserve_ordering).
+/// duplicate tensor names, decoupled models with preserve_ordering, and the
+/// bounds of `limits` on what a load allocates: see validate_limits).
 /// Returns the first problem found as INVALID_ARG (INTERNAL for a group
 /// still of KIND_AUTO, which normalisation should have resolved). Every
 /// message reads "<file>: <field>: <problem>", where `file` names the

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "conch/runtime/contained_path.hpp"
+
 namespace conch::runtime::repository {
 
 namespace {
@@ -35,7 +37,12 @@ result<std::shared_ptr<const output_labels>> load_output_labels(
   for (const auto& output : config.output()) {
     if (output.label_filename().empty())
       continue;
-    auto path = model_dir / output.label_filename();
+    // Read from the model directory only, links resolved.
+    auto resolved = resolve_within(model_dir, output.label_filename());
+    if (!resolved)
+      return invalid_argument("invalid label file of output '" + output.name()
+                              + "': label_filename " + resolved.error().message());
+    const auto& path = *resolved;
     errno = 0;
     auto lines = read_lines(path);
     if (!lines) {

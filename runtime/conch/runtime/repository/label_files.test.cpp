@@ -49,5 +49,26 @@ TEST(label_files, a_missing_file_names_the_output_and_the_path) {
   EXPECT_NE(labels.error().message().find("'OUT'"), std::string::npos);
 }
 
+TEST(label_files, a_name_leading_out_of_the_model_directory_is_refused) {
+  test_support::temp_directory dir;
+  auto model = dir.make_dir("model");
+  dir.write("secret.txt", "s3cr3t\n");
+  std::filesystem::create_symlink(dir.path() / "secret.txt", model / "link.txt");
+  for (const auto& name : {(dir.path() / "secret.txt").string(), std::string{"../secret.txt"},
+                           std::string{"link.txt"}}) {
+    auto labels = load_output_labels(config_with_outputs({{"OUT", name}}), model);
+    ASSERT_FALSE(labels) << name;
+    EXPECT_EQ(labels.error().code(), errc::invalid_argument) << name;
+    EXPECT_NE(labels.error().message().find("'OUT'"), std::string::npos)
+      << labels.error().message();
+  }
+  // A link that stays inside is followed.
+  dir.write("model/real.txt", "a\n");
+  std::filesystem::create_symlink(model / "real.txt", model / "alias.txt");
+  auto labels = load_output_labels(config_with_outputs({{"OUT", "alias.txt"}}), model);
+  ASSERT_TRUE(labels) << labels.error().to_string();
+  EXPECT_EQ(*(*labels)->find("OUT"), (std::vector<std::string>{"a"}));
+}
+
 } // namespace
 } // namespace conch::runtime::repository

@@ -11,6 +11,7 @@
 #include "conch/runtime/model_config/normalize.hpp"
 #include "conch/runtime/model_config/parse.hpp"
 #include "conch/runtime/model_config/validate.hpp"
+#include "conch/runtime/model_config/validate_paths.hpp"
 #include "conch/runtime/repository/versions.hpp"
 
 namespace conch::runtime::repository {
@@ -122,6 +123,9 @@ result<inference::ModelConfig> load_model_config(const model_location& location,
   if (!read) // An override's error already says "Invalid config override".
     return override_json ? read.error() : naming(read.error(), file);
   inference::ModelConfig config = std::move(*read);
+  // Before anything opens a file the configuration names: the guess below
+  // and a backend's auto-complete (which imports model.py) do.
+  CONCH_RUNTIME_RETURN_IF_ERROR(naming(mc::validate_paths(config, file), file));
   // A mapped model is known by its mapped name, whatever its file says.
   if (location.mapped)
     config.set_name(location.name);

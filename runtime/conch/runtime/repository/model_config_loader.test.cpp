@@ -164,3 +164,27 @@ TEST_F(model_config_loader_test, a_mapped_location_gives_the_configuration_its_m
   model_location unmapped{"renamed", repo_, location_.path, false};
   EXPECT_FALSE(load_model_config(unmapped, strict()).has_value());
 }
+
+TEST_F(model_config_loader_test, a_path_leading_out_is_refused_before_the_completer_runs) {
+  // The python backend's completer imports the model file the configuration
+  // names; an override must not get it to import any file on disk.
+  static int completed = 0;
+  backends::backend_entry entry;
+  entry.name = "conch_repository_test_counting";
+  entry.complete_config = [](inference::ModelConfig&, const fs::path&) {
+    ++completed;
+    return status::ok();
+  };
+  backends::registry::global().add(std::move(entry));
+  tmp_.make_dir("repo/m/1");
+  for (const char* name : {"/tmp/evil.py", "../../../../tmp/evil.py"}) {
+    auto json = std::string{R"({"backend":"conch_repository_test_counting",)"}
+                + R"("default_model_filename":")" + name + "\"}";
+    auto config = load_model_config(location_, lenient(), json);
+    ASSERT_FALSE(config.has_value()) << name;
+    EXPECT_EQ(config.error().code(), errc::invalid_argument);
+    EXPECT_NE(config.error().message().find("default_model_filename"), std::string::npos)
+      << config.error().message();
+  }
+  EXPECT_EQ(completed, 0);
+}

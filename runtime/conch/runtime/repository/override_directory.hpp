@@ -15,9 +15,17 @@ namespace conch::runtime::repository {
 /// file of `files`, whose keys are load parameter names `file:<version>/<path>`
 /// and whose values are the raw bytes. Returns the model directory.
 ///
+/// Only this process's user can read what it writes: `base` must be (or
+/// becomes) a directory of this user, not a link, and every directory is
+/// made with mode 0700 and every file with 0600, whatever the umask.
+///
 /// INVALID_ARG, naming the key, for a key without the "file:" prefix, with an
-/// absolute path, a ".." component, no version directory or no file name; for
-/// an empty or malformed `config_json`; and for an unusable model name.
+/// absolute path, a ".." component, no version directory or no file name, or
+/// whose directory is also given as a file; for an empty or malformed
+/// `config_json`; and for an unusable model name. INTERNAL worded as
+/// Triton's "failed to load '<model>', failed to poll from model repository:
+/// ..." for what the file system cannot hold (a path component longer than
+/// NAME_MAX, a path longer than PATH_MAX) and for write failures.
 /// Nothing is left behind on failure. Never throws.
 result<std::filesystem::path> write_override_directory(
   const std::filesystem::path& base, const std::string& model_name,

@@ -1,5 +1,7 @@
 #include "conch/runtime/repository/override_directory.hpp"
 
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include "conch/runtime/repository/temp_directory.test.hpp"
@@ -95,4 +97,84 @@ TEST_F(override_directory_test, remove_leaves_unrelated_directories_alone) {
   auto unrelated = tmp_.make_dir("repo/m");
   remove_override_directory(unrelated);
   EXPECT_TRUE(fs::exists(unrelated));
+}
+
+namespace {
+
+mode_t mode_of(const fs::path& path) {
+  struct stat st {};
+  EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
+  return st.st_mode & 07777;
+}
+
+// Sets the umask for one scope.
+class scoped_umask {
+ public:
+  explicit scoped_umask(mode_t mask) : old_(::umask(mask)) {}
+  ~scoped_umask() { ::umask(old_); }
+
+ private:
+  mode_t old_;
+};
+
+} // namespace
+
+TEST_F(override_directory_test, a_component_longer_than_name_max_is_a_poll_failure) {
+  // Traversal is still refused first, as INVALID_ARG.
+  expect_rejected("file:../" + std::string(300, 'A'));
+  expect_rejected("file:/" + std::string(300, 'A'));
+  // Triton fails to write such a file and reports the poll as failed.
+  for (const auto& key : {"file:" + std::string(256, 'A'), "file:1/" + std::string(256, 'A'),
+                          "file:" + std::string(256, 'A') + "/model.py"}) {
+    auto r = write_override_directory(tmp_.path() / "base", "m", config_json, {{key, "a"}});
+    ASSERT_FALSE(r.has_value());
+    EXPECT_EQ(r.error().code(), errc::internal);
+    EXPECT_EQ(r.error().message().rfind(
+                "failed to load 'm', failed to poll from model repository: Invalid file path", 0),
+              0u)
+      << r.error().message();
+    EXPECT_FALSE(fs::exists(tmp_.path() / "base") && !fs::is_empty(tmp_.path() / "base"));
+  }
+  auto longest = "file:1/" + std::string(255, 'A');
+  auto r = write_override_directory(tmp_.path(), "m", config_json, {{longest, "a"}});
+  ASSERT_TRUE(r.has_value()) << r.error().to_string();
+}
+
+TEST_F(override_directory_test, what_it_writes_is_private_whatever_the_umask) {
+  for (mode_t mask : {mode_t{0}, mode_t{0022}, mode_t{0777}}) {
+    scoped_umask umask{mask};
+    auto base = tmp_.path() / ("base" + std::to_string(mask));
+    auto r = write_override_directory(base, "m", config_json, {{"file:1/sub/model.py", "x"}});
+    ASSERT_TRUE(r.has_value()) << r.error().to_string();
+    for (const auto& dir : {base, r->parent_path(), *r, *r / "1", *r / "1" / "sub"})
+      EXPECT_EQ(mode_of(dir), 0700u) << dir << " umask " << mask;
+    for (const auto& file : {*r / "config.pbtxt", *r / "1" / "sub" / "model.py"})
+      EXPECT_EQ(mode_of(file), 0600u) << file << " umask " << mask;
+  }
+}
+
+TEST_F(override_directory_test, an_open_base_is_made_private_and_a_linked_one_refused) {
+  auto open = tmp_.make_dir("open");
+  fs::permissions(open, fs::perms::all);
+  auto r = write_override_directory(open, "m", config_json, {});
+  ASSERT_TRUE(r.has_value()) << r.error().to_string();
+  EXPECT_EQ(mode_of(open), 0700u);
+
+  auto target = tmp_.make_dir("target");
+  fs::create_directory_symlink(target, tmp_.path() / "link");
+  r = write_override_directory(tmp_.path() / "link", "m", config_json, {});
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code(), errc::internal);
+  EXPECT_NE(r.error().message().find("not a private directory"), std::string::npos)
+    << r.error().message();
+  EXPECT_TRUE(fs::is_empty(target));
+}
+
+TEST_F(override_directory_test, a_directory_given_as_a_file_is_refused) {
+  auto r = write_override_directory(tmp_.path(), "m", config_json,
+                                    {{"file:1/a", "x"}, {"file:1/a/b", "y"}});
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code(), errc::invalid_argument);
+  EXPECT_NE(r.error().message().find("file:1/a/b"), std::string::npos) << r.error().message();
+  EXPECT_TRUE(fs::is_empty(tmp_.path()));
 }

@@ -78,8 +78,10 @@ class fake_device_memory final : public device_memory {
     if (i == allocations_.end() || i->second.device_id != device_id)
       return unavailable("cudaIpcOpenMemHandle failed: invalid argument");
     auto storage = i->second.storage;
-    if (size > storage->size())
-      return unavailable("cudaIpcOpenMemHandle failed: invalid argument");
+    if (size > storage->size())  // as cuda_memory's cuMemGetAddressRange check
+      return invalid_argument("byte_size " + std::to_string(size) + " exceeds the "
+                              + std::to_string(storage->size())
+                              + " bytes of the allocation behind the CUDA IPC handle");
     ++*open_;
     // Holds the allocation and counts the close, as cudaIpcCloseMemHandle
     // would close it; safe to run after the provider is gone.

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "conch/runtime/data_type.hpp"
+#include "conch/runtime/repeated_name.hpp"
 
 namespace conch::runtime::validation {
 
@@ -82,15 +83,14 @@ status validate_request(const inference_request& request, const inference::Model
     if (!in.optional())
       ++required;
   int matched_required = 0;
-  for (size_t i = 0; i < request.inputs.size(); ++i) {
-    const auto& t = request.inputs[i];
+  if (auto twice = repeated_name(request.inputs,
+                                 [](const tensor& t) -> const std::string& { return t.name; }))
+    return invalid_argument("input " + quoted(std::string{*twice}) + " specified multiple times");
+  for (const auto& t : request.inputs) {
     const auto* in = find_input(config, t.name);
     if (in == nullptr)
       return invalid_argument("unexpected inference input " + quoted(t.name) + " for model "
                               + quoted(model));
-    for (size_t j = 0; j < i; ++j)
-      if (request.inputs[j].name == t.name)
-        return invalid_argument("input " + quoted(t.name) + " specified multiple times");
     if (!in->optional())
       ++matched_required;
     CONCH_RUNTIME_RETURN_IF_ERROR(check_input(t, *in, config, batch_size));

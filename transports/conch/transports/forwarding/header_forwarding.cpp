@@ -19,21 +19,21 @@ bool same_letters(std::string_view a, std::string_view b) noexcept {
 
 } // namespace
 
-runtime::result<std::optional<std::regex>> compile_forward_pattern(const std::string& pattern,
-                                                                   std::string_view option) {
-  if (pattern.empty())
-    return std::optional<std::regex>{};
-  try {
-    return std::optional<std::regex>{std::in_place, pattern,
-                                     std::regex::ECMAScript | std::regex::icase};
-  } catch (const std::regex_error& e) {
-    return runtime::invalid_argument(std::string{option} + " '" + pattern
-                                     + "' is not a valid regular expression: " + e.what());
-  }
+runtime::result<std::optional<pattern::text_pattern>>
+compile_forward_pattern(const std::string& source, std::string_view option) {
+  if (source.empty())
+    return std::optional<pattern::text_pattern>{};
+  auto compiled = pattern::text_pattern::compile(source, pattern::letter_case::ignored);
+  if (!compiled)
+    return runtime::invalid_argument(std::string{option} + " '" + source
+                                     + "' is not a valid regular expression: "
+                                     + compiled.error().message());
+  return std::optional<pattern::text_pattern>{std::move(*compiled)};
 }
 
-runtime::result<bool> forwards_header(std::string_view name, const std::regex& pattern) {
-  if (!std::regex_search(name.begin(), name.end(), pattern))
+runtime::result<bool> forwards_header(std::string_view name,
+                                      const pattern::text_pattern& pattern) {
+  if (!pattern.found_in(name))
     return false;
   if (reserved_parameter(name))
     return runtime::invalid_argument("Header '" + std::string{name} + "' is reserved");

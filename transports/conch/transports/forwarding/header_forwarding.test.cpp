@@ -1,5 +1,7 @@
 #include "conch/transports/forwarding/header_forwarding.hpp"
 
+#include <string>
+
 #include <gtest/gtest.h>
 
 namespace conch::transports::forwarding {
@@ -47,6 +49,30 @@ TEST(header_forwarding, reserved_names_are_refused_only_when_matched) {
   EXPECT_TRUE(reserved_parameter("binary_data_output"));
   EXPECT_FALSE(reserved_parameter("tritonx"));
   EXPECT_FALSE(reserved_parameter("x-priority"));
+}
+
+// A header name of tens of kilobytes overflowed std::regex's recursion and
+// ended the process; a megabyte is looked at in linear time.
+TEST(header_forwarding, a_megabyte_long_name_is_answered) {
+  const std::string name(1 << 20, 'x');
+  for (const char* source : {".*", "x.*y", "^(x|y)*$", "(x+x+)+z"}) {
+    auto pattern = compile_forward_pattern(source, "p");
+    ASSERT_TRUE(pattern && pattern->has_value()) << source;
+    auto forwarded = forwards_header(name, **pattern);
+    ASSERT_TRUE(forwarded) << source;
+    EXPECT_EQ(*forwarded, std::string{source} == ".*" || std::string{source} == "^(x|y)*$")
+      << source;
+  }
+}
+
+TEST(header_forwarding, the_error_names_the_option_and_the_pattern) {
+  auto pattern = compile_forward_pattern("([", "header_forward_pattern");
+  ASSERT_FALSE(pattern);
+  EXPECT_EQ(pattern.error().message().rfind("header_forward_pattern '([' is not a valid regular "
+                                            "expression: ",
+                                            0),
+            0u)
+    << pattern.error().message();
 }
 
 } // namespace

@@ -20,7 +20,7 @@ std::string metadata_key(const std::string& header) {
 runtime::result<call_limits> call_limits::make(
   const std::vector<protocol::feature_group>& groups, int64_t max_inflight, call_byte_limits bytes,
   std::shared_ptr<runtime::statistics::connection_stats> stats,
-  std::shared_ptr<runtime::statistics::byte_budget> input) {
+  std::shared_ptr<runtime::statistics::byte_budget> input, protocol::client_shm client_shm) {
   if (max_inflight < 0)
     return runtime::invalid_argument("max_inflight must not be negative");
   auto keyed = groups;
@@ -36,6 +36,7 @@ runtime::result<call_limits> call_limits::make(
     out.stats_ = std::move(stats);
   out.admission_ = protocol::admission{max_inflight, out.stats_};
   out.bytes_ = bytes;
+  out.client_shm_ = client_shm;
   out.input_ = input ? std::move(input)
                      : std::make_shared<runtime::statistics::byte_budget>(bytes.max_inflight_bytes);
   return out;

@@ -11,6 +11,7 @@
 #include "conch/runtime/result.hpp"
 #include "conch/runtime/statistics/connection_stats.hpp"
 #include "conch/transports/protocol/admission.hpp"
+#include "conch/transports/protocol/client_shm.hpp"
 #include "conch/transports/protocol/restrictions.hpp"
 
 namespace conch::transports::grpc {
@@ -26,8 +27,9 @@ struct call_byte_limits {
 };
 
 
-/// What limits the calls of one gRPC server: restricted protocol groups and
-/// the number of requests in flight. Read-only once made; thread-safe.
+/// What limits the calls of one gRPC server: restricted protocol groups, the
+/// number of requests in flight, and whether clients may use shared memory.
+/// Read-only once made; thread-safe.
 class call_limits {
  public:
   /// The prefix of the metadata key a restricted group requires: a group
@@ -45,7 +47,8 @@ class call_limits {
   static runtime::result<call_limits> make(
     const std::vector<protocol::feature_group>& groups, int64_t max_inflight,
     call_byte_limits bytes = {}, std::shared_ptr<runtime::statistics::connection_stats> stats = nullptr,
-    std::shared_ptr<runtime::statistics::byte_budget> input = nullptr);
+    std::shared_ptr<runtime::statistics::byte_budget> input = nullptr,
+    protocol::client_shm client_shm = protocol::client_shm::denied);
 
   /// Ok when the call of `ctx` may reach feature `f`: its group is not
   /// restricted, or the client metadata carries the group's key and value.
@@ -59,6 +62,10 @@ class call_limits {
   runtime::result<protocol::admission::ticket> admit(size_t bytes = 0) const;
 
   const call_byte_limits& bytes() const noexcept { return bytes_; }
+
+  /// Whether clients may register shared-memory regions and name them in
+  /// inference requests (denied unless made otherwise).
+  protocol::client_shm client_shm() const noexcept { return client_shm_; }
 
   /// Where the server counts (never null).
   const std::shared_ptr<runtime::statistics::connection_stats>& stats() const noexcept {
@@ -77,6 +84,7 @@ class call_limits {
   protocol::restrictions restrictions_;  // keys as the metadata carries them
   protocol::admission admission_{0};
   call_byte_limits bytes_;
+  protocol::client_shm client_shm_ = protocol::client_shm::denied;
   std::shared_ptr<runtime::statistics::connection_stats> stats_ =
     std::make_shared<runtime::statistics::connection_stats>();
   std::shared_ptr<runtime::statistics::byte_budget> input_ =

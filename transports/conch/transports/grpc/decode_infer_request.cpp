@@ -2,9 +2,11 @@
 
 #include <memory>
 
+#include "conch/runtime/repeated_name.hpp"
 #include "conch/transports/grpc/request_parameters.hpp"
 #include "conch/transports/grpc/tensor_parameters.hpp"
 #include "conch/transports/grpc/typed_contents.hpp"
+#include "conch/transports/protocol/request_limits.hpp"
 
 namespace conch::transports::grpc {
 
@@ -42,9 +44,8 @@ runtime::status decode_inputs(inference::ModelInferRequest& m, decoded_infer& ou
     auto t = decode_header(in);
     if (!t)
       return t.error();
-    for (const auto& existing : out.request.inputs)
-      if (existing.name == in.name())
-        return runtime::invalid_argument("input '" + in.name() + "' already exists in request");
+    CONCH_RUNTIME_RETURN_IF_ERROR(
+      protocol::check_parameter_count("input '" + in.name() + "'", in.parameters().size()));
     auto shm = shared_memory_parameters(in.parameters());
     if (!shm)
       return shm.error().with_prefix("input '" + in.name() + "': ");
@@ -84,6 +85,8 @@ runtime::status decode_inputs(inference::ModelInferRequest& m, decoded_infer& ou
 
 runtime::status decode_output(const inference::ModelInferRequest::InferRequestedOutputTensor& o,
                               decoded_infer& out) {
+  CONCH_RUNTIME_RETURN_IF_ERROR(
+    protocol::check_parameter_count("output '" + o.name() + "'", o.parameters().size()));
   requested_output wanted;
   wanted.name = o.name();
   auto shm = shared_memory_parameters(o.parameters());
@@ -98,12 +101,16 @@ runtime::status decode_output(const inference::ModelInferRequest::InferRequested
     return runtime::invalid_argument("output '" + o.name()
                                      + "' can't set both 'shared_memory_region' and "
                                        "'classification'");
-  for (const auto& existing : out.outputs)
-    if (existing.name == o.name())
-      return runtime::invalid_argument("output '" + o.name() + "' is requested more than once");
   out.request.requested_outputs.push_back(o.name());
   out.outputs.push_back(std::move(wanted));
   return runtime::status::ok();
+}
+
+// The limits of one request, checked before any of it is decoded.
+runtime::status check_counts(const inference::ModelInferRequest& m) {
+  CONCH_RUNTIME_RETURN_IF_ERROR(protocol::check_input_count(m.inputs_size()));
+  CONCH_RUNTIME_RETURN_IF_ERROR(protocol::check_output_count(m.outputs_size()));
+  return protocol::check_parameter_count("the request", m.parameters().size());
 }
 
 } // namespace
@@ -115,10 +122,19 @@ runtime::result<decoded_infer> decode_infer_request(inference::ModelInferRequest
   r.model_name = m.model_name();
   r.model_version = version;
   r.id = m.id();
+  CONCH_RUNTIME_RETURN_IF_ERROR(check_counts(m));
   CONCH_RUNTIME_RETURN_IF_ERROR(apply_request_parameters(m.parameters(), r));
   CONCH_RUNTIME_RETURN_IF_ERROR(decode_inputs(m, out));
+  if (auto twice = runtime::repeated_name(m.inputs(), [](const auto& in) -> const std::string& {
+        return in.name();
+      }))
+    return protocol::repeated_input(*twice);
   for (const auto& o : m.outputs())
     CONCH_RUNTIME_RETURN_IF_ERROR(decode_output(o, out));
+  if (auto twice = runtime::repeated_name(m.outputs(), [](const auto& o) -> const std::string& {
+        return o.name();
+      }))
+    return protocol::repeated_output(*twice);
   return out;
 }
 

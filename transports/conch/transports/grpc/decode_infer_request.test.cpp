@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <functional>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -202,6 +203,64 @@ TEST(decode_infer_request, bad_requests_are_invalid_arguments) {
   inference::ModelInferRequest count;
   add_input(count, "A", "FP32", {2})->mutable_contents()->add_fp32_contents(1);
   expect_error(count, "expected 2, got 1");
+}
+
+// 200,000 uniquely named inputs once held a thread for seconds in pairwise
+// name checks; the count is refused before any input is decoded.
+TEST(decode_infer_request, inputs_past_the_limit_are_refused) {
+  inference::ModelInferRequest m;
+  for (int i = 0; i < 200000; ++i)
+    add_input(m, "in_" + std::to_string(i), "INT32", {0});
+  auto d = decode_infer_request(m, -1);
+  ASSERT_FALSE(d);
+  EXPECT_EQ(d.error().code(), errc::invalid_argument);
+  EXPECT_EQ(d.error().message(), "the request has 200000 inputs, more than the limit of 4096");
+}
+
+TEST(decode_infer_request, duplicates_among_many_inputs_and_outputs_are_found) {
+  inference::ModelInferRequest inputs;
+  for (int i = 0; i < 4000; ++i)
+    add_input(inputs, "in_" + std::to_string(i), "INT32", {0});
+  EXPECT_TRUE(decode_infer_request(inputs, -1));
+  add_input(inputs, "in_1234", "INT32", {0});
+  auto in = decode_infer_request(inputs, -1);
+  ASSERT_FALSE(in);
+  EXPECT_EQ(in.error().code(), errc::invalid_argument);
+  EXPECT_EQ(in.error().message(), "input 'in_1234' already exists in request");
+  inference::ModelInferRequest outputs;
+  for (int i = 0; i < 4000; ++i)
+    outputs.add_outputs()->set_name("out_" + std::to_string(i));
+  EXPECT_TRUE(decode_infer_request(outputs, -1));
+  outputs.add_outputs()->set_name("out_42");
+  auto out = decode_infer_request(outputs, -1);
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error().message(), "output 'out_42' is requested more than once");
+}
+
+TEST(decode_infer_request, outputs_and_parameters_past_their_limits_are_refused) {
+  inference::ModelInferRequest outputs;
+  for (int i = 0; i < 4097; ++i)
+    outputs.add_outputs()->set_name("out_" + std::to_string(i));
+  EXPECT_EQ(decode_infer_request(outputs, -1).error().message(),
+            "the request has 4097 outputs, more than the limit of 4096");
+  inference::ModelInferRequest params;
+  for (int i = 0; i < 1025; ++i)
+    (*params.mutable_parameters())["p" + std::to_string(i)].set_bool_param(true);
+  EXPECT_EQ(decode_infer_request(params, -1).error().message(),
+            "the request has 1025 parameters, more than the limit of 1024");
+  inference::ModelInferRequest input_params;
+  auto* in = add_input(input_params, "A", "INT32", {0});
+  for (int i = 0; i < 1025; ++i)
+    (*in->mutable_parameters())["p" + std::to_string(i)].set_bool_param(true);
+  EXPECT_EQ(decode_infer_request(input_params, -1).error().message(),
+            "input 'A' has 1025 parameters, more than the limit of 1024");
+  inference::ModelInferRequest output_params;
+  auto* o = output_params.add_outputs();
+  o->set_name("O");
+  for (int i = 0; i < 1025; ++i)
+    (*o->mutable_parameters())["p" + std::to_string(i)].set_bool_param(true);
+  EXPECT_EQ(decode_infer_request(output_params, -1).error().message(),
+            "output 'O' has 1025 parameters, more than the limit of 1024");
 }
 
 } // namespace

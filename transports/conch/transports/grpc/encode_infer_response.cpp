@@ -94,6 +94,8 @@ runtime::status encode_infer_response(const runtime::inference_response& r,
   uint64_t total = 0;
   for (const auto& produced : r.outputs)
     CONCH_RUNTIME_RETURN_IF_ERROR(encode_output(r, produced, how, total, out));
+  if (how.shared_memory)  // the outputs' bytes were all read by now
+    return how.shared_memory->verify();
   return runtime::status::ok();
 }
 

@@ -73,10 +73,12 @@ runtime::status grpc_server::start() {
   bytes.stream_high_water = options_.stream_high_water;
   bytes.max_stream_backlog = options_.max_stream_backlog;
   auto limits = call_limits::make(options_.restricted_features, options_.max_inflight, bytes,
-                                  options_.stats, options_.input);
+                                  options_.stats, options_.input, options_.client_shm);
   if (!limits)
     return limits.error();
-  inference_.set_call_limits(std::make_shared<const call_limits>(std::move(*limits)));
+  auto shared_limits = std::make_shared<const call_limits>(std::move(*limits));
+  inference_.set_call_limits(shared_limits);
+  health_.set_call_limits(std::move(shared_limits));
   ::grpc::ServerBuilder builder;
   int selected = 0;
   auto address = listen_address(options_);

@@ -47,6 +47,9 @@ struct server_options {
   /// group without metadata `triton-grpc-protocol-<key>: <value>` gets
   /// UNAVAILABLE.
   std::vector<protocol::feature_group> restricted_features;
+  /// Whether clients may register shared-memory regions and name them in
+  /// inference requests; denied, as Triton's server ships.
+  protocol::client_shm client_shm = protocol::client_shm::denied;
   /// Requests waiting on the server (inference, repository calls) at most
   /// in flight; beyond it they get UNAVAILABLE at once. 0: no limit.
   int64_t max_inflight = 0;

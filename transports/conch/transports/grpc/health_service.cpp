@@ -1,5 +1,7 @@
 #include "conch/transports/grpc/health_service.hpp"
 
+#include "conch/transports/grpc/grpc_status.hpp"
+
 namespace conch::transports::grpc {
 
 using ::grpc::health::v1::HealthCheckResponse;
@@ -8,7 +10,9 @@ using ::grpc::health::v1::HealthCheckResponse;
                                                   const ::grpc::health::v1::HealthCheckRequest*,
                                                   HealthCheckResponse* res) {
   auto* r = ctx->DefaultReactor();
-  if (server_->ready()) {
+  if (auto st = limits_->check(*ctx, protocol::feature::health); !st.is_ok()) {
+    r->Finish(to_grpc_status(st));
+  } else if (server_->ready()) {
     res->set_status(HealthCheckResponse::SERVING);
     r->Finish(::grpc::Status::OK);
   } else if (server_->live()) {

@@ -7,7 +7,7 @@
 namespace conch::transports::grpc {
 
 forwarded_headers::forwarded_headers(const ::grpc::ServerContextBase& ctx,
-                                     const std::regex& pattern) {
+                                     const pattern::text_pattern& pattern) {
   for (const auto& [key, value] : ctx.client_metadata()) {
     std::string_view name{key.data(), key.size()};
     if (name.size() >= 4 && name.substr(name.size() - 4) == "-bin")

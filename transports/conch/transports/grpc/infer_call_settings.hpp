@@ -1,7 +1,6 @@
 #pragma once
 
 #include <optional>
-#include <regex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,6 +9,7 @@
 #include <grpcpp/server_context.h>
 
 #include "conch/runtime/status.hpp"
+#include "conch/transports/pattern/text_pattern.hpp"
 #include "grpc_service.pb.h"
 
 namespace conch::transports::grpc {
@@ -24,7 +24,7 @@ class forwarded_headers {
 
   /// Selects the client metadata of `ctx` whose keys `pattern` finds a
   /// match in. Binary metadata (keys ending in `-bin`) is never forwarded.
-  forwarded_headers(const ::grpc::ServerContextBase& ctx, const std::regex& pattern);
+  forwarded_headers(const ::grpc::ServerContextBase& ctx, const pattern::text_pattern& pattern);
 
   /// Adds the selected metadata to `request` as string parameters named
   /// like the keys; a parameter the request sets itself wins. INVALID_ARG
@@ -46,7 +46,7 @@ struct infer_call_settings {
   grpc_compression_level compression = GRPC_COMPRESS_LEVEL_NONE;
   /// Request metadata whose keys this finds a match in become request
   /// parameters; nullopt: none.
-  std::optional<std::regex> forward_pattern;
+  std::optional<pattern::text_pattern> forward_pattern;
 
   /// Sets the response compression of the call of `ctx` and selects the
   /// metadata it forwards.

@@ -132,7 +132,8 @@ infer_reactor* infer_reactor::start(gateway& server, std::shared_ptr<inflight_ca
   // The request message is this call's own and gRPC reads it no more, so
   // its raw contents may move into the request's tensors.
   auto prepared
-    = prepare_infer(server, const_cast<inference::ModelInferRequest&>(request), false);
+    = prepare_infer(server, const_cast<inference::ModelInferRequest&>(request), false,
+                    limits.client_shm());
   if (!prepared) {
     call->finish(prepared.error());
     return self;

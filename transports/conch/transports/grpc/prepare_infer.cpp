@@ -16,20 +16,36 @@ runtime::status resolve_shared_memory(const shm::region_registry& regions,
   for (const auto& o : decoded.outputs)
     if (o.shared_memory)
       wanted.emplace_back(o.name, *o.shared_memory);
-  auto outputs = shm::output_regions::resolve(regions, wanted);
+  std::vector<std::string> input_regions;
+  input_regions.reserve(decoded.shared_memory_inputs.size());
+  for (const auto& in : decoded.shared_memory_inputs)
+    input_regions.push_back(in.second.region);
+  auto outputs = shm::output_regions::resolve(regions, wanted, input_regions);
   if (!outputs)
     return outputs.error();
   how.shared_memory = std::move(*outputs);
-  if (how.shared_memory)
+  if (how.shared_memory) {
     decoded.request.allocator = how.shared_memory;
+    decoded.request.memory_of_client = runtime::client_memory::shared;
+  }
   return runtime::status::ok();
+}
+
+// True when `decoded` names a shared-memory region for an input or an output.
+bool names_shared_memory(const decoded_infer& decoded) {
+  if (!decoded.shared_memory_inputs.empty())
+    return true;
+  for (const auto& o : decoded.outputs)
+    if (o.shared_memory)
+      return true;
+  return false;
 }
 
 } // namespace
 
 runtime::result<prepared_infer> prepare_infer(gateway& server,
                                               inference::ModelInferRequest& message,
-                                              bool allow_decoupled) {
+                                              bool allow_decoupled, protocol::client_shm shm) {
   auto version = parse_model_version(message.model_version());
   if (!version)
     return version.error();
@@ -48,6 +64,8 @@ runtime::result<prepared_infer> prepare_infer(gateway& server,
   for (const auto& o : decoded->outputs)
     if (o.classification > 0)
       out.encoding.classification.emplace_back(o.name, o.classification);
+  if (shm == protocol::client_shm::denied && names_shared_memory(*decoded))
+    return protocol::client_shm_disabled();
   if (!decoded->shared_memory_inputs.empty() || !decoded->outputs.empty()) {
     auto regions = server.shared_memory();
     CONCH_RUNTIME_RETURN_IF_ERROR(resolve_shared_memory(*regions, *decoded, out.encoding));

@@ -4,6 +4,7 @@
 #include "conch/runtime/result.hpp"
 #include "conch/transports/gateway.hpp"
 #include "conch/transports/grpc/encode_infer_response.hpp"
+#include "conch/transports/protocol/client_shm.hpp"
 #include "grpc_service.pb.h"
 
 namespace conch::transports::grpc {
@@ -25,9 +26,11 @@ struct prepared_infer {
 /// more), gives shared-memory inputs the bytes of their regions, and makes
 /// the regions of shared-memory outputs the request's allocator. The
 /// regions come from the gateway's registry, shared with the other
-/// frontends. Runs on a gRPC thread; never blocks.
+/// frontends; a message that names one is refused with
+/// protocol::client_shm_disabled() when `shm` is denied. Runs on a gRPC
+/// thread; never blocks.
 runtime::result<prepared_infer> prepare_infer(gateway& server,
                                               inference::ModelInferRequest& message,
-                                              bool allow_decoupled);
+                                              bool allow_decoupled, protocol::client_shm shm);
 
 } // namespace conch::transports::grpc

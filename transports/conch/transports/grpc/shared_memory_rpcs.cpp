@@ -1,5 +1,7 @@
 // The shared-memory RPCs of inference_service (spec §1.16, §2.1), over the
-// server's one registry of regions, which the HTTP frontend shares.
+// server's one registry of regions, which the HTTP frontend shares. Status
+// is always served; registering and unregistering only where the frontend
+// allows client shared memory.
 
 #include "conch/transports/grpc/inference_service.hpp"
 
@@ -31,6 +33,8 @@ reactor* inference_service::SystemSharedMemoryRegister(
   inference::SystemSharedMemoryRegisterResponse*) {
   if (auto* r = refused(ctx, feature::shared_memory))
     return r;
+  if (limits_->client_shm() == protocol::client_shm::denied)
+    return finish(ctx, protocol::client_shm_disabled());
   if (req->name().empty())
     return finish(ctx, runtime::invalid_argument(
                          "a shared memory region name is required to register"));
@@ -43,6 +47,8 @@ reactor* inference_service::SystemSharedMemoryUnregister(
   inference::SystemSharedMemoryUnregisterResponse*) {
   if (auto* r = refused(ctx, feature::shared_memory))
     return r;
+  if (limits_->client_shm() == protocol::client_shm::denied)
+    return finish(ctx, protocol::client_shm_disabled());
   server_->shared_memory()->unregister_system(req->name());
   return finish(ctx, runtime::status::ok());
 }
@@ -71,6 +77,8 @@ reactor* inference_service::CudaSharedMemoryRegister(
   inference::CudaSharedMemoryRegisterResponse*) {
   if (auto* r = refused(ctx, feature::shared_memory))
     return r;
+  if (limits_->client_shm() == protocol::client_shm::denied)
+    return finish(ctx, protocol::client_shm_disabled());
   if (req->name().empty())
     return finish(ctx, runtime::invalid_argument(
                          "a shared memory region name is required to register"));
@@ -83,6 +91,8 @@ reactor* inference_service::CudaSharedMemoryUnregister(
   inference::CudaSharedMemoryUnregisterResponse*) {
   if (auto* r = refused(ctx, feature::shared_memory))
     return r;
+  if (limits_->client_shm() == protocol::client_shm::denied)
+    return finish(ctx, protocol::client_shm_disabled());
   server_->shared_memory()->unregister_cuda(req->name());
   return finish(ctx, runtime::status::ok());
 }

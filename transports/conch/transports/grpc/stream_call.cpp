@@ -210,7 +210,7 @@ void stream_call::submit(const std::shared_ptr<stream_call>& self) {
       return t.error();
     admitted = std::move(*t);
     CONCH_RUNTIME_RETURN_IF_ERROR(forwarded.apply(request));
-    return prepare_infer(*server, request, true);
+    return prepare_infer(*server, request, true, limits->client_shm());
   }();
   if (prepared) {
     info.decoupled = prepared->decoupled;

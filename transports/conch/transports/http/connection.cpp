@@ -307,8 +307,8 @@ void connection::on_write(uv_write_t* req, int status) {
 // -- closing ------------------------------------------------------------------
 
 void connection::begin_stop() {
-  if (!stopping_ && loop_.options().policy.drain_timeout.count() > 0)
-    stop_deadline_ms_ = now() + static_cast<uint64_t>(loop_.options().policy.drain_timeout.count());
+  if (!stopping_)
+    set_stop_deadlines();
   stopping_ = true;
   if (closing_)
     return;

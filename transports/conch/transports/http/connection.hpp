@@ -83,6 +83,7 @@ class connection final : private parser_events {
   };
 
   wait current_wait() const noexcept;
+  void set_stop_deadlines() noexcept;
   void arm_timer();
   void on_deadline(const wait& w);
   void time_out_request(bool drain);
@@ -121,7 +122,9 @@ class connection final : private parser_events {
   uint64_t written_ms_ = 0;       // last write finished (or first started)
   uint64_t lingered_ms_ = 0;
   uint64_t paused_ms_ = 0;        // reading stopped by backpressure, since
-  uint64_t stop_deadline_ms_ = 0; // set by begin_stop
+  uint64_t stop_deadline_ms_ = 0; // set by begin_stop: reads end here
+  uint64_t stop_drain_ms_ = 0;    // the drain time each wait on the client gets
+  uint64_t stop_end_ms_ = 0;      // no wait on the client runs past it
   int64_t reported_response_bytes_ = 0;
 };
 

@@ -28,16 +28,37 @@ uint64_t connection::now() const noexcept {
   return uv_now(loop_.uv());
 }
 
+void connection::set_stop_deadlines() noexcept {
+  const auto& o = loop_.options();
+  uint64_t drain = ms(o.policy.drain_timeout);
+  uint64_t budget = ms(o.stop_timeout);
+  if (budget != 0) {
+    // The stop must end within the budget: the drain ends early enough to
+    // leave a request cut short at its deadline time for its 503 to be
+    // written and the connection closed (the linger, or half the budget).
+    uint64_t room = budget - std::min(linger_ms, budget / 2);
+    drain = drain == 0 ? room : std::min(drain, room);
+  }
+  auto t = now();
+  stop_drain_ms_ = drain;
+  stop_deadline_ms_ = drain == 0 ? 0 : t + drain;
+  stop_end_ms_ = budget == 0 ? 0 : t + budget;
+}
+
 connection::wait connection::current_wait() const noexcept {
   const auto& o = loop_.options();
   // Each wait runs `timeout` from `since`; while stopping, no wait on the
-  // client runs past the drain timeout.
+  // client runs past the drain time, nor any past the end of the stop.
   auto until = [&](wait_kind kind, uint64_t since, uint64_t timeout, bool absolute_at_stop) {
     wait w{kind, timeout == 0 ? 0 : since + timeout, false};
-    if (!stopping_ || stop_deadline_ms_ == 0)
+    if (!stopping_)
       return w;
-    auto cap = absolute_at_stop ? stop_deadline_ms_ : since + ms(o.policy.drain_timeout);
-    if (w.deadline == 0 || cap < w.deadline) {
+    uint64_t cap = 0;
+    if (stop_deadline_ms_ != 0)
+      cap = absolute_at_stop ? stop_deadline_ms_ : since + stop_drain_ms_;
+    if (stop_end_ms_ != 0 && (cap == 0 || stop_end_ms_ < cap))
+      cap = stop_end_ms_;
+    if (cap != 0 && (w.deadline == 0 || cap < w.deadline)) {
       w.deadline = cap;
       w.drain = true;
     }

@@ -18,6 +18,7 @@ request_parser::request_parser(parser_events& events, parser_limits limits)
   settings_.on_header_value = &on_header_value;
   settings_.on_header_value_complete = &on_header_value_complete;
   settings_.on_headers_complete = &on_headers_complete;
+  settings_.on_chunk_header = &on_chunk_header;
   settings_.on_body = &on_body;
   settings_.on_message_complete = &on_message_complete;
   llhttp_init(&parser_, HTTP_REQUEST, &settings_);
@@ -84,6 +85,7 @@ int request_parser::on_message_begin(llhttp_t* p) {
   self_.field_.clear();
   self_.value_.clear();
   self_.head_bytes_ = 0;
+  self_.in_trailer_ = false;
   self_.body_ = {};
   self_.announced_ = 0;
   self_.ticket_.release();
@@ -117,7 +119,8 @@ int request_parser::on_header_value(llhttp_t* p, const char* at, size_t size) {
 
 int request_parser::on_header_value_complete(llhttp_t* p) {
   auto& self_ = self(p);
-  self_.req_->headers.add(std::move(self_.field_), std::move(self_.value_));
+  if (!self_.in_trailer_)
+    self_.req_->headers.add(std::move(self_.field_), std::move(self_.value_));
   self_.field_.clear();
   self_.value_.clear();
   return 0;
@@ -135,6 +138,7 @@ int request_parser::on_headers_complete(llhttp_t* p) {
   req.version_major = p->http_major;
   req.version_minor = p->http_minor;
   req.keep_alive = llhttp_should_keep_alive(p) != 0;
+  self_.in_trailer_ = true;
   if (int rc = self_.start_body(); rc != 0)
     return rc;
   self_.events_.on_request_head(self_.req_, req.headers.has_token("Expect", "100-continue"));
@@ -151,6 +155,19 @@ int request_parser::start_body() {
                          + std::to_string(limits_.max_body_size) + " bytes",
                 runtime::statistics::request_refusal::body_size);
   announced_ = static_cast<size_t>(length);
+  return 0;
+}
+
+// A chunk announced larger than what the body has left is refused at once,
+// rather than after the client has sent (or, more likely, failed to send)
+// that many bytes.
+int request_parser::on_chunk_header(llhttp_t* p) {
+  auto& self_ = self(p);
+  auto size = p->content_length;
+  if (size > self_.limits_.max_body_size - std::min(self_.body_.size(), self_.limits_.max_body_size))
+    return self_.fail(400, "request body exceeds the maximum input size of "
+                             + std::to_string(self_.limits_.max_body_size) + " bytes",
+                      runtime::statistics::request_refusal::body_size);
   return 0;
 }
 

@@ -90,6 +90,7 @@ class request_parser {
   static int on_header_value(llhttp_t* p, const char* at, size_t size);
   static int on_header_value_complete(llhttp_t* p);
   static int on_headers_complete(llhttp_t* p);
+  static int on_chunk_header(llhttp_t* p);
   static int on_body(llhttp_t* p, const char* at, size_t size);
   static int on_message_complete(llhttp_t* p);
 
@@ -108,6 +109,10 @@ class request_parser {
   std::string field_;
   std::string value_;
   size_t head_bytes_ = 0;
+  // Past the headers: fields now are a chunked body's trailer, which is
+  // counted against the head's limit and dropped. Nothing a client sends
+  // after the headers may act as one (a restricted group's key, say).
+  bool in_trailer_ = false;
   std::string body_;                 // grows with the bytes received
   size_t announced_ = 0;             // Content-Length; 0 for chunked bodies
   runtime::statistics::byte_ticket ticket_;  // body_'s bytes, from the budget

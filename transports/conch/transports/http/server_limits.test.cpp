@@ -99,6 +99,28 @@ TEST_F(server_limits, chunked_body_over_the_limit_is_400_and_closes) {
   EXPECT_TRUE(client.wait_closed());
 }
 
+TEST_F(server_limits, a_chunk_larger_than_the_limit_is_400_before_its_bytes) {
+  raw_client client{port()};
+  // 2^63 bytes announced, none sent: refused now, not at the body timeout.
+  auto resp = exchange(client,
+                       "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
+                       "8000000000000000\r\n",
+                       400);
+  EXPECT_EQ(resp.body, R"({"error":"request body exceeds the maximum input size of 1024 bytes"})");
+  EXPECT_TRUE(client.wait_closed());
+}
+
+TEST_F(server_limits, trailer_fields_are_not_headers) {
+  raw_client client{port()};
+  // A trailer saying the body is gzip: were it taken as a header, the body
+  // would fail to inflate (and a restricted group's key could come this way).
+  auto resp = exchange(client,
+                       "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
+                       "5\r\nhello\r\n0\r\nContent-Encoding: gzip\r\nX-Key: s3cret\r\n\r\n",
+                       200);
+  EXPECT_EQ(resp.body, "hello");
+}
+
 TEST_F(server_limits, gzip_body_is_decoded) {
   raw_client client{port()};
   std::string text(900, 'g');

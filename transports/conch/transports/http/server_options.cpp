@@ -19,7 +19,8 @@ runtime::status check(const server_options& o) {
   for (auto t : {timeout{"header_timeout", o.policy.header_timeout}, timeout{"body_timeout", o.policy.body_timeout},
                  timeout{"keepalive_timeout", o.policy.keepalive_timeout},
                  timeout{"write_timeout", o.policy.write_timeout},
-                 timeout{"drain_timeout", o.policy.drain_timeout}})
+                 timeout{"drain_timeout", o.policy.drain_timeout},
+                 timeout{"stop_timeout", o.stop_timeout}})
     if (t.value.count() < 0)
       return runtime::invalid_argument(std::string{t.name} + " must not be negative, got "
                                        + std::to_string(t.value.count()) + " ms");

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -39,6 +40,12 @@ struct server_options {
 
   /// Timeouts and caps of connections (connection_policy.hpp).
   connection_policy policy;
+  /// The most a stop may wait on clients, from begin_stop to the last
+  /// connection closed: no wait on a client (its request still arriving,
+  /// its answers unread, its close) runs past it, and the drain deadline is
+  /// drawn in to leave an answer cut short time to be written within it. A
+  /// frontend sets what its server's exit timeout leaves. 0: no bound.
+  std::chrono::milliseconds stop_timeout{0};
 };
 
 /// The largest body a request may have: max_input_size, or the whole

@@ -357,12 +357,39 @@ TEST_F(server_policy, a_stop_closes_idle_connections_at_once) {
   EXPECT_TRUE(served.wait_closed());
 }
 
+TEST_F(server_policy, the_stop_timeout_bounds_a_stop_under_slow_clients_whatever_the_drain) {
+  for (auto drain : {milliseconds{10'000}, milliseconds{0}}) {
+    auto o = options();
+    o.policy.drain_timeout = drain;  // 0: no drain deadline of its own
+    o.stop_timeout = milliseconds{600};
+    auto s = test::start_server(handler_, o);
+    raw_client sender{s->bound_port()};
+    raw_client reader{s->bound_port()};
+    ASSERT_TRUE(sender.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n"
+                            + std::string(100, 'x')));
+    ASSERT_TRUE(reader.send(make_request("GET", "/bytes/67108864")));
+    EXPECT_TRUE(eventually([&] {
+      return s->input_budget()->used() > 0 && s->stats()->response_bytes.load() > 0;
+    }));
+    auto done = std::async(std::launch::async, [&] { return timed_stop(*s); });
+    // The request cut short hears 503 before the stop ends.
+    auto resp = sender.read_response();
+    ASSERT_TRUE(resp.has_value()) << sender.unread();
+    EXPECT_EQ(resp->status, 503);
+    EXPECT_LT(done.get(), milliseconds{1'500}) << "drain_timeout " << drain.count() << " ms";
+    EXPECT_EQ(s->stats()->timed_out(connection_timeout::drain), 2);
+  }
+}
+
 TEST(server_options_check, refuses_negative_timeouts) {
   auto o = test::test_options();
   o.policy.body_timeout = milliseconds{-1};
   auto st = check(o);
   EXPECT_FALSE(st.is_ok());
   EXPECT_EQ(st.message(), "body_timeout must not be negative, got -1 ms");
+  o = test::test_options();
+  o.stop_timeout = milliseconds{-5};
+  EXPECT_EQ(check(o).message(), "stop_timeout must not be negative, got -5 ms");
 }
 
 } // namespace

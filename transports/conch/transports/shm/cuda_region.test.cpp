@@ -69,6 +69,13 @@ TEST(cuda_region, refuses_bad_handles_devices_and_sizes_naming_the_region) {
   EXPECT_EQ(garbage.error().code(), runtime::errc::invalid_argument);
   EXPECT_EQ(garbage.error().message(),
             refusal("cudaIpcOpenMemHandle failed: invalid argument"));
+  // A byte_size past the allocation behind the handle is a lie.
+  auto larger = cuda_region::open(&memory, "c", handle, 0, 65);
+  ASSERT_FALSE(larger);
+  EXPECT_EQ(larger.error().code(), runtime::errc::invalid_argument);
+  EXPECT_EQ(larger.error().message(),
+            refusal("byte_size 65 exceeds the 64 bytes of the allocation behind the CUDA IPC "
+                    "handle"));
   EXPECT_EQ(memory.open_handles(), 0);
 }
 

@@ -145,12 +145,21 @@ runtime::result<runtime::buffer> region_registry::resolve(const std::string& nam
     else
       return runtime::not_found("Unable to find shared memory region: '" + name + "'");
   }
-  if (system)
+  if (system) {
+    guarded_span::ensure_installed();
+    CONCH_RUNTIME_RETURN_IF_ERROR(system->check_intact());
     return slice(name, system, system->data(), system->byte_size(), offset, byte_size,
                  runtime::memory_type::cpu, 0);
+  }
   const auto& bytes = cuda->bytes();
   return slice(name, cuda, bytes.data(), bytes.size(), offset, byte_size, bytes.type(),
                bytes.device_id());
+}
+
+region_registry::region_ptr region_registry::find_system(const std::string& name) const {
+  std::shared_lock guard{mutex_};
+  auto i = system_.find(name);
+  return i == system_.end() ? nullptr : i->second;
 }
 
 size_t region_registry::size() const {

@@ -81,6 +81,9 @@ class region_registry {
   runtime::result<runtime::buffer> resolve(const std::string& name, uint64_t offset,
                                            uint64_t byte_size) const;
 
+  /// The system region called `name`; null when there is none.
+  region_ptr find_system(const std::string& name) const;
+
   /// The number of registered regions of both kinds.
   size_t size() const;
 

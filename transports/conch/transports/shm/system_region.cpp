@@ -27,11 +27,24 @@ std::string errno_text(int err) { return std::strerror(err); }
 } // namespace
 
 system_region::system_region(std::string name, std::string key, uint64_t offset,
-                             uint64_t byte_size, void* base, size_t lead) noexcept
+                             uint64_t byte_size, void* base, size_t lead,
+                             guarded_span guard) noexcept
   : name_(std::move(name)), key_(std::move(key)), offset_(offset), byte_size_(byte_size),
-    base_(base), lead_(lead) {}
+    base_(base), lead_(lead), guard_(std::move(guard)) {}
 
-system_region::~system_region() { ::munmap(base_, lead_ + byte_size_); }
+system_region::~system_region() {
+  guard_.release();  // before the pages go: their address may be reused
+  ::munmap(base_, lead_ + byte_size_);
+}
+
+runtime::status system_region::check_intact() const {
+  if (!torn())
+    return runtime::status::ok();
+  return runtime::invalid_argument(
+    "shared memory region '" + name_ + "': the shared memory object '" + key_
+    + "' shrank below the registered offset + byte size while the server used it; "
+      "unregister the region and register it again");
+}
 
 runtime::result<std::shared_ptr<const system_region>>
 system_region::map(std::string name, std::string key, uint64_t offset, uint64_t byte_size) {
@@ -63,8 +76,13 @@ system_region::map(std::string name, std::string key, uint64_t offset, uint64_t 
   if (base == MAP_FAILED)
     return runtime::internal_error("unable to map shared memory region '" + key
                                    + "': " + errno_text(errno));
-  return std::shared_ptr<const system_region>{
-    new system_region{std::move(name), std::move(key), offset, byte_size, base, lead}};
+  auto guard = guarded_span::guard(base, lead + byte_size);
+  if (!guard) {
+    ::munmap(base, lead + byte_size);
+    return guard.error();
+  }
+  return std::shared_ptr<const system_region>{new system_region{
+    std::move(name), std::move(key), offset, byte_size, base, lead, std::move(*guard)}};
 }
 
 } // namespace conch::transports::shm

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "conch/runtime/result.hpp"
+#include "conch/transports/shm/fault_guard.hpp"
 
 namespace conch::transports::shm {
 
@@ -14,14 +15,17 @@ namespace conch::transports::shm {
 /// mapped read-write into this process. The mapping lasts as long as the
 /// object: buffers that alias it share its ownership, so a region
 /// unregistered while requests use it is unmapped only when they are done.
-/// Immutable once made; thread-safe.
+/// The mapping is guarded (`guarded_span`): the client may shrink the object
+/// under it at any time, which tears the region instead of ending the
+/// process. Immutable once made, but for that; thread-safe.
 class system_region {
  public:
   // -- constructors ----------------------------------------------------------
 
   /// Opens `key` with shm_open and maps the range. INVALID_ARG when the
   /// object cannot be opened, when the range does not lie inside it, or
-  /// when byte_size is 0; INTERNAL when mmap fails. Never throws.
+  /// when byte_size is 0; INTERNAL when mmap fails; UNAVAILABLE when
+  /// guarded_span::capacity regions are mapped already. Never throws.
   static runtime::result<std::shared_ptr<const system_region>>
   map(std::string name, std::string key, uint64_t offset, uint64_t byte_size);
 
@@ -41,9 +45,16 @@ class system_region {
   /// The first byte of the region (the object's byte `offset`).
   std::byte* data() const noexcept { return static_cast<std::byte*>(base_) + lead_; }
 
+  /// True once the object was found shorter than the region: some of the
+  /// region's bytes read zeros and writes to them are lost.
+  bool torn() const noexcept { return guard_.torn(); }
+
+  /// INVALID_ARG naming the region when it is torn; OK otherwise.
+  runtime::status check_intact() const;
+
  private:
   system_region(std::string name, std::string key, uint64_t offset, uint64_t byte_size,
-                void* base, size_t lead) noexcept;
+                void* base, size_t lead, guarded_span guard) noexcept;
 
   std::string name_;
   std::string key_;
@@ -51,6 +62,7 @@ class system_region {
   uint64_t byte_size_;
   void* base_;   // what mmap returned: `offset` rounded down to a page
   size_t lead_;  // the bytes between base_ and the region's first byte
+  guarded_span guard_;
 };
 
 } // namespace conch::transports::shm

@@ -1,5 +1,6 @@
 #include "conch/transports/shm/tensor_io.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace conch::transports::shm {
@@ -46,17 +47,35 @@ runtime::status resolve_input(const region_registry& registry, const region_ref&
 }
 
 runtime::result<std::shared_ptr<output_regions>>
-output_regions::resolve(const region_registry& registry, const targets& wanted) {
+output_regions::resolve(const region_registry& registry, const targets& wanted,
+                        const std::vector<std::string>& input_regions) {
   std::shared_ptr<output_regions> out;
-  for (const auto& [name, ref] : wanted) {
-    auto bytes = registry.resolve(ref.region, ref.offset, ref.byte_size);
-    if (!bytes)
-      return bytes.error();
+  auto made = [&] {
     if (!out) {
       out = std::make_shared<output_regions>();
       out->memory_ = registry.device_memory();
     }
-    out->targets_.emplace(name, std::move(*bytes));
+    return out.get();
+  };
+  auto watch = [&](const std::string& region) {
+    auto system = registry.find_system(region);
+    if (!system)
+      return;
+    made()->watched_.push_back(std::move(system));
+  };
+  for (const auto& [name, ref] : wanted) {
+    auto bytes = registry.resolve(ref.region, ref.offset, ref.byte_size);
+    if (!bytes)
+      return bytes.error();
+    made()->targets_.emplace(name, std::move(*bytes));
+    watch(ref.region);
+  }
+  for (const auto& region : input_regions)
+    watch(region);
+  if (out) {  // each region once
+    auto& watched = out->watched_;
+    std::sort(watched.begin(), watched.end());
+    watched.erase(std::unique(watched.begin(), watched.end()), watched.end());
   }
   return out;
 }
@@ -87,6 +106,12 @@ runtime::status output_regions::deliver(const runtime::inference_response& r) co
       return too_small(t.name, i->second.size(), t.data.size());
     CONCH_RUNTIME_RETURN_IF_ERROR(copy(t.name, i->second, t.data));
   }
+  return runtime::status::ok();
+}
+
+runtime::status output_regions::verify() const {
+  for (const auto& region : watched_)
+    CONCH_RUNTIME_RETURN_IF_ERROR(region->check_intact());
   return runtime::status::ok();
 }
 

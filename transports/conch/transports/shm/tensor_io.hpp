@@ -29,17 +29,22 @@ runtime::status resolve_input(const region_registry& registry, const region_ref&
 /// of them straight into its region when the backend can write there (other
 /// outputs go to host memory), and the step that makes sure a response's
 /// outputs are there, copying through the device memory provider to or
-/// from a CUDA region. Holds the regions until it goes. Thread-safe.
+/// from a CUDA region. It also watches the system regions the request's
+/// inputs and outputs live in: a response whose region was torn while the
+/// request used it (its object shrank; see guarded_span) is an error. Holds
+/// the regions until it goes. Thread-safe.
 class output_regions final : public runtime::response_allocator {
  public:
   /// (output name, where it goes) for each output the client placed in
   /// shared memory.
   using targets = std::vector<std::pair<std::string, region_ref>>;
 
-  /// The targets resolved now; null when `wanted` is empty. The errors of
-  /// region_registry::resolve.
-  static runtime::result<std::shared_ptr<output_regions>> resolve(const region_registry& registry,
-                                                                  const targets& wanted);
+  /// The targets resolved now, watching them and the system regions named
+  /// in `input_regions` (where the request's inputs were resolved from);
+  /// null when both are empty. The errors of region_registry::resolve.
+  static runtime::result<std::shared_ptr<output_regions>>
+  resolve(const region_registry& registry, const targets& wanted,
+          const std::vector<std::string>& input_regions = {});
 
   /// The target region of output `name` when it has one and it is a system
   /// region, or a CUDA region on the GPU `type` and `device_id` ask for;
@@ -56,6 +61,12 @@ class output_regions final : public runtime::response_allocator {
   /// provider to make it. Blocks until the copies are done.
   runtime::status deliver(const runtime::inference_response& r) const;
 
+  /// INVALID_ARG when a watched region was torn, and so the response may
+  /// hold zeros read in place of the client's inputs, or lost outputs. Call
+  /// it after the response was delivered and encoded, the last time its
+  /// bytes are read.
+  runtime::status verify() const;
+
   /// True when output `name` goes to a region.
   bool contains(const std::string& name) const { return targets_.count(name) != 0; }
 
@@ -65,6 +76,7 @@ class output_regions final : public runtime::response_allocator {
                        const runtime::buffer& from) const;
 
   std::map<std::string, runtime::buffer> targets_;  // read-only once made
+  std::vector<region_registry::region_ptr> watched_; // read-only once made
   std::shared_ptr<runtime::device_memory> memory_;  // copies to and from CUDA regions
 };
 

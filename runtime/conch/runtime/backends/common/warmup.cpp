@@ -9,6 +9,7 @@
 #include <random>
 
 #include "conch/runtime/backends/common/model_config_view.hpp"
+#include "conch/runtime/contained_path.hpp"
 
 namespace conch::runtime::backends::common {
 
@@ -49,8 +50,11 @@ result<buffer> input_data(const std::string& name, const inference::ModelWarmup:
       return b;
     }
     case inference::ModelWarmup::Input::kInputDataFile: {
-      auto file = model_path / "warmup" / in.input_data_file();
-      auto data = read_file(file);
+      auto file = resolve_within(model_path / "warmup", in.input_data_file());
+      if (!file)
+        return invalid_argument("warmup input_data_file of input '" + name
+                                + "': " + file.error().message());
+      auto data = read_file(*file);
       if (!data)
         return data.error();
       // A BYTES file holds its length-prefixed elements as they are.

@@ -126,6 +126,21 @@ TEST(warmup, input_data_file_reads_the_warmup_folder) {
             std::string::npos);
 }
 
+TEST(warmup, an_input_data_file_leading_out_of_the_warmup_folder_is_refused) {
+  model_folder folder;
+  std::ofstream{folder.path / "secret", std::ios::binary} << "abcd";
+  fs::create_symlink(folder.path / "secret", folder.path / "warmup" / "link");
+  for (const char* name : {"link", "../secret"}) {
+    auto config = parse(std::string{R"(name: "m" max_batch_size: 0
+      model_warmup [ { name: "f" batch_size: 1
+        inputs { key: "X" value: { data_type: TYPE_UINT8 dims: [ 4 ] input_data_file: ")"}
+                        + name + "\" } } } ]");
+    auto samples = make_warmup_samples(config, folder.path);
+    ASSERT_FALSE(samples) << name;
+    EXPECT_EQ(samples.error().code(), errc::invalid_argument) << name;
+  }
+}
+
 TEST(warmup, refuses_variable_dims_and_inputs_without_data) {
   auto variable = parse(R"(name: "m" max_batch_size: 0
     model_warmup [ { name: "v" batch_size: 1

@@ -38,6 +38,15 @@ sagemaker_handler::make(sagemaker_handler_options options) {
 }
 
 void sagemaker_handler::handle(request_ptr req, responder res) {
+  // As on the KServe routes, a restricted group answers 403 before
+  // anything else is looked at: /ping is health, /invocations inference.
+  if (req->path == "/ping" || req->path == "/invocations") {
+    auto group = req->path == "/ping" ? kserve::feature::health : kserve::feature::inference;
+    if (auto refused = options_.kserve->refuse_restricted(group, req->headers)) {
+      res.send(std::move(*refused));
+      return;
+    }
+  }
   if (req->path == "/ping") {
     if (req->method != "GET") {
       res.send(response::error(405, "Method Not Allowed"));

@@ -11,8 +11,8 @@
 #include "conch/runtime/logging/log.hpp"
 #include "conch/transports/http/cloud/cloud_request.hpp"
 #include "conch/transports/http/cloud/model_folder.hpp"
+#include "conch/transports/http/cloud/sagemaker_load_body.hpp"
 #include "conch/transports/http/cloud/sagemaker_handler.hpp"
-#include "conch/transports/http/kserve/json_body.hpp"
 #include "conch/transports/http/kserve/json_reply.hpp"
 
 namespace conch::transports::http::cloud {
@@ -113,15 +113,6 @@ void get_model(const sagemaker_mme& mme, const std::string& name, responder& res
   res.send(kserve::json_reply(out.GetString()));
 }
 
-// The load body's string member `key`; INVALID_ARG when missing or not a string.
-runtime::result<std::string> member(const rapidjson::Document& doc, const char* key) {
-  auto it = doc.FindMember(key);
-  if (it == doc.MemberEnd() || !it->value.IsString() || it->value.GetStringLength() == 0)
-    return runtime::invalid_argument(std::string{"the load request needs '"} + key
-                                     + "', a non-empty string");
-  return std::string{it->value.GetString(), it->value.GetStringLength()};
-}
-
 std::string header_or(const request& req, const std::string& fallback) {
   const auto* v = req.headers.find(target_header);
   return v != nullptr && !v->empty() ? *v : fallback;
@@ -129,29 +120,23 @@ std::string header_or(const request& req, const std::string& fallback) {
 
 void load_model(const sagemaker_mme& mme, const request& req, responder& res,
                 kserve::admission::ticket ticket) {
-  rapidjson::Document doc;
-  auto parsed = kserve::parse_json_object(req, doc);
-  if (!parsed.is_ok()) {
-    res.send(response::error(400, parsed.message()));
+  auto body = parse_sagemaker_load_body(req);
+  if (!body) {
+    res.send(response::error(400, body.error().message()));
     return;
   }
-  auto name = member(doc, "model_name");
-  auto url = name ? member(doc, "url") : name;
-  if (!url) {
-    res.send(response::error(400, url.error().message()));
-    return;
-  }
-  auto folder = locate_model_folder(*url);
+  const auto& name = body->model_name;
+  auto folder = locate_model_folder(body->url);
   if (!folder) {
-    CONCH_LOG_WARN << "SageMaker load of '" << *name << "' refused: " << folder.error().message();
+    CONCH_LOG_WARN << "SageMaker load of '" << name << "' refused: " << folder.error().message();
     res.send(response::error(400, folder.error().message()));
     return;
   }
   std::map<std::string, std::string> mapping;
-  auto target = header_or(req, *name);
+  auto target = header_or(req, name);
   if (!folder->directory.empty())
     mapping.emplace(folder->directory, target);
-  sagemaker_model loaded{*name, folder->repository, target};
+  sagemaker_model loaded{name, folder->repository, target};
   auto gateway = mme.kserve->server();
   auto models = mme.models;
   auto reply = std::make_shared<responder>(std::move(res));
@@ -205,6 +190,12 @@ void unload_model(const sagemaker_mme& mme, const std::string& name, responder& 
 
 void invoke_model(const sagemaker_mme& mme, request_ptr req, const std::string& name,
                   responder res) {
+  // Invoking is inference: refused before anything, even whether the model
+  // is loaded, is told to a client without the group's header.
+  if (auto refused = mme.kserve->refuse_restricted(feature::inference, req->headers)) {
+    res.send(std::move(*refused));
+    return;
+  }
   if (req->method != "POST") {
     res.send(response::error(405, "Method Not Allowed"));
     return;

@@ -1,12 +1,12 @@
 #pragma once
 
 #include <memory>
-#include <regex>
 #include <string>
 
 #include "conch/runtime/result.hpp"
 #include "conch/transports/http/handler.hpp"
 #include "conch/transports/http/kserve/kserve_handler.hpp"
+#include "conch/transports/pattern/text_pattern.hpp"
 
 namespace conch::transports::http::cloud {
 
@@ -16,8 +16,8 @@ struct vertex_ai_handler_options {
   std::shared_ptr<kserve::kserve_handler> kserve;
   /// The model the predict route runs.
   std::string default_model;
-  /// The routes, as regular expressions matched against the whole path
-  /// (AIP_HEALTH_ROUTE, AIP_PREDICT_ROUTE).
+  /// The routes, as regular expressions (RE2 syntax) matched against the
+  /// whole path (AIP_HEALTH_ROUTE, AIP_PREDICT_ROUTE).
   std::string health_route;
   std::string predict_route;
 };
@@ -41,14 +41,15 @@ class vertex_ai_handler final : public handler {
   void handle(request_ptr req, responder res) override;
 
  private:
-  vertex_ai_handler(vertex_ai_handler_options options, std::regex health, std::regex predict)
+  vertex_ai_handler(vertex_ai_handler_options options, pattern::text_pattern health,
+                    pattern::text_pattern predict)
     : options_(std::move(options)), health_(std::move(health)), predict_(std::move(predict)) {}
 
   void redirect(request_ptr req, responder res, const std::string& target);
 
   vertex_ai_handler_options options_;
-  std::regex health_;
-  std::regex predict_;
+  pattern::text_pattern health_;
+  pattern::text_pattern predict_;
 };
 
 /// The content-type prefix that announces a binary Vertex AI body.

@@ -1,17 +1,15 @@
 #include "conch/transports/http/kserve/json_body.hpp"
 
-#include <rapidjson/error/en.h>
+#include <string_view>
+
+#include "conch/runtime/result.hpp"
+#include "conch/transports/http/kserve/codec/json_policy.hpp"
 
 namespace conch::transports::http::kserve {
 
 runtime::status parse_json_object(const request& req, rapidjson::Document& doc) {
-  const auto* text = reinterpret_cast<const char*>(req.body.data());
-  doc.Parse(text == nullptr ? "" : text, req.body.size());
-  if (doc.HasParseError())
-    return runtime::invalid_argument(
-      std::string{"failed to parse the request JSON buffer: "}
-      + rapidjson::GetParseError_En(doc.GetParseError()) + " at "
-      + std::to_string(doc.GetErrorOffset()));
+  std::string_view text{reinterpret_cast<const char*>(req.body.data()), req.body.size()};
+  CONCH_RUNTIME_RETURN_IF_ERROR(codec::parse_json(text, doc));
   if (!doc.IsObject())
     return runtime::invalid_argument("the request body must be a JSON object");
   return runtime::status::ok();

@@ -1,5 +1,6 @@
 #include "conch/transports/http/kserve/kserve_handler.hpp"
 
+#include "conch/transports/forwarding/header_forwarding.hpp"
 #include "conch/transports/http/kserve/json_reply.hpp"
 #include "conch/transports/http/kserve/router.hpp"
 #include "conch/transports/http/kserve/routes/routes.hpp"
@@ -42,16 +43,13 @@ kserve_handler::make(kserve_handler_options options) {
   if (!options.server)
     return runtime::invalid_argument("a KServe handler needs a server");
   auto shared_memory = options.server->shared_memory();
-  route_settings settings{std::move(options.server), std::nullopt, std::move(shared_memory)};
-  if (!options.header_forward_pattern.empty()) {
-    try {
-      settings.header_forward_pattern.emplace(options.header_forward_pattern,
-                                              std::regex::ECMAScript | std::regex::icase);
-    } catch (const std::regex_error& e) {
-      return runtime::invalid_argument("header_forward_pattern '" + options.header_forward_pattern
-                                       + "' is not a valid regular expression: " + e.what());
-    }
-  }
+  route_settings settings{std::move(options.server), std::nullopt, std::move(shared_memory),
+                          options.client_shm};
+  auto forward_pattern = forwarding::compile_forward_pattern(options.header_forward_pattern,
+                                                             "header_forward_pattern");
+  if (!forward_pattern)
+    return forward_pattern.error();
+  settings.header_forward_pattern = std::move(*forward_pattern);
   auto restricted = restrictions::make(options.restricted_features);
   if (!restricted)
     return restricted.error();

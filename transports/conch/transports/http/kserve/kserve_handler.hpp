@@ -12,6 +12,7 @@
 #include "conch/transports/http/kserve/admission.hpp"
 #include "conch/transports/http/kserve/restrictions.hpp"
 #include "conch/transports/http/kserve/route_call.hpp"
+#include "conch/transports/protocol/client_shm.hpp"
 
 namespace conch::transports::http::kserve {
 
@@ -30,6 +31,9 @@ struct kserve_handler_options {
   std::string header_forward_pattern;
   /// Endpoint groups behind a required header; none when empty.
   std::vector<feature_group> restricted_features;
+  /// Whether clients may register shared-memory regions and name them in
+  /// inference requests; denied, as Triton's server ships.
+  protocol::client_shm client_shm = protocol::client_shm::denied;
 };
 
 /// The KServe v2 HTTP protocol over the HTTP transport: routes each request

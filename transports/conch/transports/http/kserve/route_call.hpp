@@ -1,7 +1,6 @@
 #pragma once
 
 #include <memory>
-#include <regex>
 #include <optional>
 
 #include "conch/transports/gateway.hpp"
@@ -9,6 +8,8 @@
 #include "conch/transports/http/kserve/route.hpp"
 #include "conch/transports/http/request.hpp"
 #include "conch/transports/http/responder.hpp"
+#include "conch/transports/protocol/client_shm.hpp"
+#include "conch/transports/pattern/text_pattern.hpp"
 #include "conch/transports/shm/region_registry.hpp"
 
 namespace conch::transports::http::kserve {
@@ -19,9 +20,11 @@ struct route_settings {
   gateway_ptr server;
   /// Request headers whose names match become string request parameters of
   /// inference requests; none when empty.
-  std::optional<std::regex> header_forward_pattern;
+  std::optional<pattern::text_pattern> header_forward_pattern;
   /// The server's shared-memory regions (gateway::shared_memory); never null.
   std::shared_ptr<shm::region_registry> shared_memory;
+  /// Whether this frontend's clients may register regions and name them.
+  protocol::client_shm client_shm = protocol::client_shm::denied;
 };
 
 /// One request on its way through a route: where it goes, the request, the

@@ -12,6 +12,8 @@ shm::region_ref to_ref(const codec::shared_memory_ref& r) {
 
 runtime::status resolve_shared_memory_inputs(const shm::region_registry& registry,
                                              codec::decoded_infer& decoded) {
+  if (!decoded.shared_memory_inputs.empty())
+    decoded.request.memory_of_client = runtime::client_memory::shared;
   for (const auto& in : decoded.shared_memory_inputs)
     CONCH_RUNTIME_RETURN_IF_ERROR(
       shm::resolve_input(registry, to_ref(in.ref), decoded.request.inputs[in.input_index]));
@@ -25,7 +27,11 @@ resolve_shared_memory_outputs(const shm::region_registry& registry,
   for (const auto& o : decoded.outputs)
     if (o.shared_memory)
       wanted.emplace_back(o.name, to_ref(*o.shared_memory));
-  return shm::output_regions::resolve(registry, wanted);
+  std::vector<std::string> input_regions;
+  input_regions.reserve(decoded.shared_memory_inputs.size());
+  for (const auto& in : decoded.shared_memory_inputs)
+    input_regions.push_back(in.ref.region);
+  return shm::output_regions::resolve(registry, wanted, input_regions);
 }
 
 } // namespace conch::transports::http::kserve

@@ -15,8 +15,9 @@ namespace conch::transports::http::kserve {
 runtime::status resolve_shared_memory_inputs(const shm::region_registry& registry,
                                              codec::decoded_infer& decoded);
 
-/// The regions of `decoded`'s shared-memory outputs, resolved now; null when
-/// it has none. The errors of region_registry::resolve.
+/// The regions of `decoded`'s shared-memory outputs, resolved now, which
+/// also watch the regions of its shared-memory inputs; null when it has
+/// neither. The errors of region_registry::resolve.
 runtime::result<std::shared_ptr<shm::output_regions>>
 resolve_shared_memory_outputs(const shm::region_registry& registry,
                               const codec::decoded_infer& decoded);

@@ -1,9 +1,11 @@
 #include "conch/transports/http/kserve/codec/decode_infer_request.hpp"
 
+#include "conch/runtime/repeated_name.hpp"
 #include "conch/transports/http/kserve/codec/decode_input.hpp"
 #include "conch/transports/http/kserve/codec/decode_outputs.hpp"
 #include "conch/transports/http/kserve/codec/json_reader.hpp"
 #include "conch/transports/http/kserve/codec/request_parameters.hpp"
+#include "conch/transports/protocol/request_limits.hpp"
 
 namespace conch::transports::http::kserve::codec {
 
@@ -26,8 +28,15 @@ status decode_inputs(const rapidjson::Value& doc, binary_section& binary, decode
     return parse_error("inputs", "the field is missing");
   if (!inputs->IsArray())
     return parse_error("inputs", "expected an array");
+  CONCH_RUNTIME_RETURN_IF_ERROR(protocol::check_input_count(inputs->Size()));
   for (const auto& input : inputs->GetArray())
     CONCH_RUNTIME_RETURN_IF_ERROR(decode_input(input, binary, out.request.model_name, out));
+  auto twice = runtime::repeated_name(out.request.inputs,
+                                      [](const runtime::tensor& t) -> const std::string& {
+                                        return t.name;
+                                      });
+  if (twice)
+    return protocol::repeated_input(*twice);
   return binary.finish(out.request.model_name);
 }
 
@@ -35,7 +44,7 @@ status decode_json(const request& req, size_t json_length, decoded_infer& out) {
   scratch_document scratch;
   auto& doc = scratch.doc();
   std::string_view text{reinterpret_cast<const char*>(req.body.data()), json_length};
-  CONCH_RUNTIME_RETURN_IF_ERROR(parse_json(text, doc));
+  CONCH_RUNTIME_RETURN_IF_ERROR(scratch.parse(text));
   if (!doc.IsObject())
     return runtime::invalid_argument("the inference request must be a JSON object");
   CONCH_RUNTIME_RETURN_IF_ERROR(read_string(doc, "id", out.request.id));

@@ -4,6 +4,7 @@
 
 #include "conch/transports/http/kserve/codec/json_reader.hpp"
 #include "conch/transports/http/kserve/codec/json_tensor_data.hpp"
+#include "conch/transports/protocol/request_limits.hpp"
 
 namespace conch::transports::http::kserve::codec {
 
@@ -97,9 +98,10 @@ status decode_input(const rapidjson::Value& input, binary_section& binary, std::
   if (!type)
     return runtime::invalid_argument("invalid datatype for input " + t.name);
   t.type = *type;
-  if (out.request.input(t.name) != nullptr)
-    return runtime::invalid_argument("input '" + t.name + "' already exists in request");
   const auto* params = find_member(input, "parameters");
+  if (params != nullptr && params->IsObject())
+    CONCH_RUNTIME_RETURN_IF_ERROR(
+      protocol::check_parameter_count("input '" + t.name + "'", params->MemberCount()));
   if (*kind == content::binary) {
     CONCH_RUNTIME_RETURN_IF_ERROR(read_binary(*params, binary, model, t));
   } else if (*kind == content::shared_memory) {

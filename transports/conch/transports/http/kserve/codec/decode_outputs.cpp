@@ -1,6 +1,8 @@
 #include "conch/transports/http/kserve/codec/decode_outputs.hpp"
 
+#include "conch/runtime/repeated_name.hpp"
 #include "conch/transports/http/kserve/codec/json_reader.hpp"
+#include "conch/transports/protocol/request_limits.hpp"
 
 namespace conch::transports::http::kserve::codec {
 
@@ -25,6 +27,8 @@ status check_combinations(const rapidjson::Value& params) {
 status read_parameters(const rapidjson::Value& params, output_encoding& o) {
   if (!params.IsObject())
     return parse_error("parameters", "expected an object");
+  CONCH_RUNTIME_RETURN_IF_ERROR(
+    protocol::check_parameter_count("output '" + o.name + "'", params.MemberCount()));
   CONCH_RUNTIME_RETURN_IF_ERROR(check_combinations(params));
   CONCH_RUNTIME_RETURN_IF_ERROR(read_uint(params, "classification", o.classification));
   CONCH_RUNTIME_RETURN_IF_ERROR(read_bool(params, "binary_data", o.binary));
@@ -47,8 +51,6 @@ status decode_output(const rapidjson::Value& output, decoded_infer& out) {
   CONCH_RUNTIME_RETURN_IF_ERROR(require_string(output, "name", o.name));
   if (const auto* params = find_member(output, "parameters"))
     CONCH_RUNTIME_RETURN_IF_ERROR(read_parameters(*params, o));
-  if (out.listed_output(o.name) != nullptr)
-    return runtime::invalid_argument("output '" + o.name + "' is requested more than once");
   out.request.requested_outputs.push_back(o.name);
   out.outputs.push_back(std::move(o));
   return status::ok();
@@ -59,9 +61,12 @@ status decode_output(const rapidjson::Value& output, decoded_infer& out) {
 status decode_outputs(const rapidjson::Value& outputs, decoded_infer& out) {
   if (!outputs.IsArray())
     return parse_error("outputs", "expected an array");
+  CONCH_RUNTIME_RETURN_IF_ERROR(protocol::check_output_count(outputs.Size()));
   for (const auto& o : outputs.GetArray())
     CONCH_RUNTIME_RETURN_IF_ERROR(decode_output(o, out));
-  return status::ok();
+  auto twice = runtime::repeated_name(
+    out.outputs, [](const output_encoding& o) -> const std::string& { return o.name; });
+  return twice ? protocol::repeated_output(*twice) : status::ok();
 }
 
 } // namespace conch::transports::http::kserve::codec

@@ -1,7 +1,5 @@
 #include "conch/transports/http/kserve/codec/json_reader.hpp"
 
-#include <rapidjson/error/en.h>
-
 namespace conch::transports::http::kserve::codec {
 
 using runtime::status;
@@ -32,16 +30,6 @@ scratch_document::scratch_document()
 scratch_document::~scratch_document() {
   if (owns_blocks_)
     blocks_in_use = false;
-}
-
-status parse_json(std::string_view text, scratch_document::document& doc) {
-  constexpr unsigned flags = rapidjson::kParseIterativeFlag | rapidjson::kParseNanAndInfFlag;
-  doc.Parse<flags>(text.data(), text.size());
-  if (!doc.HasParseError())
-    return status::ok();
-  return runtime::invalid_argument(std::string{"failed to parse the request JSON buffer: "}
-                                   + rapidjson::GetParseError_En(doc.GetParseError()) + " at "
-                                   + std::to_string(doc.GetErrorOffset()));
 }
 
 const rapidjson::Value* find_member(const rapidjson::Value& object,

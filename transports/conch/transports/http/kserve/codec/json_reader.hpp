@@ -7,11 +7,9 @@
 #include <rapidjson/document.h>
 
 #include "conch/runtime/status.hpp"
+#include "conch/transports/http/kserve/codec/json_policy.hpp"
 
 namespace conch::transports::http::kserve::codec {
-
-/// Deepest nesting of arrays accepted in a tensor's JSON `data`.
-inline constexpr int max_json_nesting = 100;
 
 /// A document for parsing one request header: its values and the parser's
 /// stack live in blocks of this thread's memory that every such document
@@ -32,17 +30,16 @@ class scratch_document {
 
   document& doc() noexcept { return doc_; }
 
+  /// Parses `text` into doc() under the JSON policy (parse_json), with the
+  /// parser's stack in this document's pool.
+  runtime::status parse(std::string_view text) { return parse_json(text, doc_, &stack_); }
+
  private:
   bool owns_blocks_;
   rapidjson::MemoryPoolAllocator<> values_;
   rapidjson::MemoryPoolAllocator<> stack_;
   document doc_;
 };
-
-/// Parses `text` (not NUL-terminated) into `doc`. Iterative, so deep nesting
-/// cannot exhaust the stack; NaN and Infinity are accepted as numbers. A
-/// failure is invalid_argument "failed to parse the request JSON buffer: ...".
-runtime::status parse_json(std::string_view text, scratch_document::document& doc);
 
 /// The member `name` of `object`, or nullptr when absent or `object` is not
 /// an object.

@@ -22,9 +22,9 @@ status flatten(const rapidjson::Value& v, int depth, elements& out) {
     out.push_back(&v);
     return status::ok();
   }
-  if (depth > max_json_nesting)
+  if (depth > max_json_depth)
     return parse_error("data", "arrays are nested deeper than "
-                                 + std::to_string(max_json_nesting) + " levels");
+                                 + std::to_string(max_json_depth) + " levels");
   for (const auto& e : v.GetArray())
     CONCH_RUNTIME_RETURN_IF_ERROR(flatten(e, depth + 1, out));
   return status::ok();

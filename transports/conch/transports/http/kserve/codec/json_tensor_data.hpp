@@ -12,7 +12,7 @@
 namespace conch::transports::http::kserve::codec {
 
 /// Converts the JSON `data` of input `input_name` into the tensor's raw
-/// bytes (spec §0.3): arrays nested to any depth up to max_json_nesting are
+/// bytes (spec §0.3): arrays nested to any depth up to max_json_depth are
 /// read row-major; integers must be integral and fit the type; BOOL takes
 /// true/false; FP32/FP64 take any number; BYTES takes strings, serialised as
 /// length-prefixed elements. FP16 and BF16 are refused (invalid_argument,

@@ -1,6 +1,7 @@
 #include "conch/transports/http/kserve/codec/request_parameters.hpp"
 
 #include "conch/transports/http/kserve/codec/json_reader.hpp"
+#include "conch/transports/protocol/request_limits.hpp"
 
 namespace conch::transports::http::kserve::codec {
 
@@ -56,7 +57,10 @@ status read_custom(std::string_view key, const rapidjson::Value& v, runtime::par
   return status::ok();
 }
 
-status read_one(std::string_view key, const rapidjson::Value& v, decoded_infer& out) {
+} // namespace
+
+status read_request_parameter(std::string_view key, const rapidjson::Value& v,
+                              decoded_infer& out) {
   auto& r = out.request;
   if (key == "sequence_id")
     return read_sequence_id(v, r);
@@ -80,13 +84,13 @@ status read_one(std::string_view key, const rapidjson::Value& v, decoded_infer& 
   return read_custom(key, v, r.parameters);
 }
 
-} // namespace
-
 status read_request_parameters(const rapidjson::Value& params, decoded_infer& out) {
   if (!params.IsObject())
     return parse_error("parameters", "expected an object");
+  CONCH_RUNTIME_RETURN_IF_ERROR(
+    protocol::check_parameter_count("the request", params.MemberCount()));
   for (const auto& m : params.GetObject())
-    CONCH_RUNTIME_RETURN_IF_ERROR(read_one(string_of(m.name), m.value, out));
+    CONCH_RUNTIME_RETURN_IF_ERROR(read_request_parameter(string_of(m.name), m.value, out));
   return status::ok();
 }
 

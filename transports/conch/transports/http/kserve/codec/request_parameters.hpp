@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string_view>
+
 #include <rapidjson/document.h>
 
 #include "conch/runtime/status.hpp"
@@ -15,6 +17,13 @@ namespace conch::transports::http::kserve::codec {
 /// "triton_" are refused, as are values of any other JSON type; a reserved key
 /// of the wrong type is "Unable to parse '<key>': ...". All errors are
 /// invalid_argument.
+/// More than max_request_parameters keys is invalid_argument too.
 runtime::status read_request_parameters(const rapidjson::Value& params, decoded_infer& out);
+
+/// Reads one entry `key`: `value` of a request's parameters into `out`, as
+/// read_request_parameters does for each (for a caller that gathers the
+/// entries from elsewhere and counts them itself).
+runtime::status read_request_parameter(std::string_view key, const rapidjson::Value& value,
+                                       decoded_infer& out);
 
 } // namespace conch::transports::http::kserve::codec

@@ -12,7 +12,7 @@ using runtime::errc;
 runtime::result<decoded_infer> read(const std::string& json) {
   scratch_document scratch;
   auto& doc = scratch.doc();
-  auto st = parse_json(json, doc);
+  auto st = scratch.parse(json);
   EXPECT_TRUE(st) << st.to_string();
   decoded_infer out;
   if (auto r = read_request_parameters(doc, out); !r)

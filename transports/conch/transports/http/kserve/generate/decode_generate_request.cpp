@@ -9,6 +9,7 @@
 #include "conch/transports/http/kserve/codec/json_tensor_data.hpp"
 #include "conch/transports/http/kserve/codec/request_parameters.hpp"
 #include "conch/transports/http/kserve/json_body.hpp"
+#include "conch/transports/protocol/request_limits.hpp"
 
 namespace conch::transports::http::kserve {
 
@@ -45,6 +46,8 @@ runtime::shape_type shape_for(const inference::ModelInput& in, bool batching, in
   return shape;
 }
 
+// A scalar becomes a one-element array; an array must hold only scalars, so
+// nothing here depends on how deep the client nested anything.
 status add_input(const inference::ModelInput& in, const rapidjson::Value& value, bool batching,
                  runtime::inference_request& out) {
   const auto& name = in.name();
@@ -53,20 +56,21 @@ status add_input(const inference::ModelInput& in, const rapidjson::Value& value,
   auto type = runtime::parse_config_type(inference::DataType_Name(in.data_type()));
   if (!type)
     return runtime::invalid_argument("input '" + name + "' has no usable data type");
-  rapidjson::Document elements(rapidjson::kArrayType);
+  if (value.IsObject() || value.IsNull())
+    return runtime::invalid_argument("input '" + name + "' must be a scalar or a 1-D array");
+  rapidjson::Document scalar(rapidjson::kArrayType);
+  const rapidjson::Value* elements = &value;
   if (value.IsArray()) {
     for (const auto& e : value.GetArray())
       if (e.IsArray() || e.IsObject())
         return runtime::invalid_argument("input '" + name
                                          + "' must be a scalar or a 1-D array");
-    elements.CopyFrom(value, elements.GetAllocator());
-  } else if (value.IsObject() || value.IsNull()) {
-    return runtime::invalid_argument("input '" + name + "' must be a scalar or a 1-D array");
   } else {
-    elements.PushBack(rapidjson::Value{value, elements.GetAllocator()}, elements.GetAllocator());
+    scalar.PushBack(rapidjson::Value{value, scalar.GetAllocator()}, scalar.GetAllocator());
+    elements = &scalar;
   }
-  auto count = static_cast<int64_t>(elements.Size());
-  auto bytes = codec::read_json_tensor_data(elements, *type, count, name);
+  auto count = static_cast<int64_t>(elements->Size());
+  auto bytes = codec::read_json_tensor_data(*elements, *type, count, name);
   if (!bytes)
     return bytes.error();
   out.inputs.push_back(runtime::tensor{name, *type, shape_for(in, batching, count),
@@ -74,15 +78,15 @@ status add_input(const inference::ModelInput& in, const rapidjson::Value& value,
   return status::ok();
 }
 
-// Sorts one member: an input, or a parameter (copied into `params`).
+// Sorts one member: an input, or a request parameter (counted in
+// `parameters` against the limit).
 status take_member(const inference::ModelConfig& config, const rapidjson::Value::Member& m,
-                   rapidjson::Document& params, runtime::inference_request& out) {
+                   size_t& parameters, codec::decoded_infer& out) {
   auto name = codec::string_of(m.name);
   if (const auto* in = find_input(config, name))
-    return add_input(*in, m.value, config.max_batch_size() > 0, out);
-  auto& a = params.GetAllocator();
-  params.AddMember(rapidjson::Value{m.name, a}, rapidjson::Value{m.value, a}, a);
-  return status::ok();
+    return add_input(*in, m.value, config.max_batch_size() > 0, out.request);
+  CONCH_RUNTIME_RETURN_IF_ERROR(protocol::check_parameter_count("the request", ++parameters));
+  return codec::read_request_parameter(name, m.value, out);
 }
 
 } // namespace
@@ -95,7 +99,7 @@ decode_generate_request(const request& req, const inference::ModelConfig& config
   codec::decoded_infer out;
   out.request.model_name = model;
   out.request.model_version = version;
-  rapidjson::Document params(rapidjson::kObjectType);
+  size_t parameters = 0;
   for (const auto& m : doc.GetObject()) {
     auto name = codec::string_of(m.name);
     if (name == "id") {
@@ -104,12 +108,11 @@ decode_generate_request(const request& req, const inference::ModelConfig& config
       if (!m.value.IsObject())
         return codec::parse_error("parameters", "expected an object");
       for (const auto& p : m.value.GetObject())
-        CONCH_RUNTIME_RETURN_IF_ERROR(take_member(config, p, params, out.request));
+        CONCH_RUNTIME_RETURN_IF_ERROR(take_member(config, p, parameters, out));
     } else {
-      CONCH_RUNTIME_RETURN_IF_ERROR(take_member(config, m, params, out.request));
+      CONCH_RUNTIME_RETURN_IF_ERROR(take_member(config, m, parameters, out));
     }
   }
-  CONCH_RUNTIME_RETURN_IF_ERROR(codec::read_request_parameters(params, out));
   return std::move(out.request);
 }
 

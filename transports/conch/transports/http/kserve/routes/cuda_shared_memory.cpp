@@ -28,6 +28,9 @@ void serve_cuda_shared_memory(route_call&& call) {
   if (action == "status") {
     auto regions = registry.cuda_status(call.target.region);
     call.res.send(regions ? json_reply(cuda_status_json(*regions)) : error_reply(regions.error()));
+  } else if (call.settings.client_shm == protocol::client_shm::denied) {
+    // Status stays open, as Triton's; changes need --allow-client-shm.
+    call.res.send(error_reply(protocol::client_shm_disabled()));
   } else if (action == "register") {
     call.res.send(register_region(registry, call));
   } else {

@@ -64,9 +64,28 @@ struct pending_infer {
         return;
       }
     }
-    answer(codec::encode_infer_response(last, how));
+    auto encoded = codec::encode_infer_response(last, how);
+    // The outputs' bytes were all read by now: a region torn meanwhile means
+    // they may be zeros instead of what the client wrote.
+    if (shm_outputs) {
+      if (auto st = shm_outputs->verify(); !st) {
+        answer(codec::encode_error(st));
+        return;
+      }
+    }
+    answer(std::move(encoded));
   }
 };
+
+// True when `d` names a shared-memory region for an input or an output.
+bool names_shared_memory(const codec::decoded_infer& d) {
+  if (!d.shared_memory_inputs.empty())
+    return true;
+  for (const auto& o : d.outputs)
+    if (o.shared_memory)
+      return true;
+  return false;
+}
 
 // Decodes the request and fills in what the configuration decides.
 runtime::result<codec::decoded_infer> decode(const route_call& call,
@@ -74,6 +93,10 @@ runtime::result<codec::decoded_infer> decode(const route_call& call,
   auto decoded = codec::decode_infer_request(*call.req, call.target.model, call.target.version);
   if (!decoded)
     return decoded.error();
+  // A frontend that denies client shared memory reaches no region, not
+  // even one registered through another frontend of the server.
+  if (call.settings.client_shm == protocol::client_shm::denied && names_shared_memory(*decoded))
+    return protocol::client_shm_disabled();
   CONCH_RUNTIME_RETURN_IF_ERROR(
     resolve_shared_memory_inputs(*call.settings.shared_memory, *decoded));
   if (decoded->raw_binary)
@@ -110,8 +133,10 @@ void serve_infer(route_call&& call) {
     call.res.send(codec::encode_error(shm_outputs.error()));
     return;
   }
-  if (*shm_outputs)
+  if (*shm_outputs) {
     decoded->request.allocator = *shm_outputs;
+    decoded->request.memory_of_client = runtime::client_memory::shared;
+  }
   auto request = std::move(decoded->request);
   request.trace = trace;
   auto pending = std::make_shared<pending_infer>(
