@@ -28,7 +28,7 @@ PIP_BUILD  = --config-settings=build-dir=$(BUILD) \
 IDENTITY_ONNX = python/examples/example_model_repository/identity/1/model.onnx
 SEQUENCE_ONNX = python/examples/example_model_repository/simple_sequence/1/model.onnx
 
-.PHONY: all setup build install python wheel examples run test asan tsan fuzz soak bench bench-peers image rollout clean
+.PHONY: all setup build install python wheel examples run test asan tsan fuzz soak attack bench bench-peers image rollout clean
 
 all: build
 
@@ -140,6 +140,12 @@ fuzz:
 SOAK_SECONDS ?= 600
 soak: python examples
 	.venv/bin/python bench/soak/soak.py --seconds $(SOAK_SECONDS)
+
+# Attacks modelled on the classes of NVIDIA's Triton security bulletins,
+# sent to `conch serve`, each followed by a check that it is alive and
+# serving; fails on any (bench/attack/attack.py, docs/attack.md).
+attack: python examples
+	.venv/bin/python bench/attack/attack.py
 
 # The in-process benchmarks, then KServe HTTP against nginx and KServe gRPC
 # against a reference gRPC server (docs/benchmarks.md).
