@@ -26,11 +26,16 @@ struct limits {
   /// copy of the sample's request, made when the model loads.
   static constexpr int64_t max_warmup_batch_size = int64_t{1} << 16;
 
+  /// Runs of one warm-up sample (model_warmup[].count) on each instance,
+  /// all of them before the model is ready.
+  static constexpr int64_t max_warmup_count = int64_t{1} << 16;
+
   /// Bytes of one tensor the configuration itself makes the server fill
   /// when it loads: a warm-up input (model_warmup[].inputs[].dims) and a
   /// sequence state or its initial value (sequence_batching.state[].dims,
   /// .initial_state[].dims). BYTES elements count 4 bytes each.
   static constexpr int64_t max_config_tensor_bytes = int64_t{1} << 30;
+  // The warm-up samples of a model together hold at most the same bytes.
 };
 
 } // namespace conch::runtime::model_config

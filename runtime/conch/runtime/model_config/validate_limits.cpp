@@ -90,16 +90,28 @@ status check_tensor_bytes(inference::DataType type, const dims_t& dims, int64_t 
 }
 
 status check_warmup(const inference::ModelConfig& c, const std::string& file) {
+  int64_t total = 0; // the bytes of every sample's inputs
   for (int i = 0; i < c.model_warmup_size(); ++i) {
     const auto& w = c.model_warmup(i);
     const auto path = indexed("model_warmup", static_cast<size_t>(i));
     if (w.batch_size() > limits::max_warmup_batch_size)
       return config_error(file, path + ".batch_size",
                           over(w.batch_size(), limits::max_warmup_batch_size, "batch size"));
+    if (w.count() > limits::max_warmup_count)
+      return config_error(file, path + ".count",
+                          over(w.count(), limits::max_warmup_count, "run count"));
     // A negative dimension is refused when the samples are made.
-    for (const auto& [name, input] : w.inputs())
-      CONCH_RUNTIME_RETURN_IF_ERROR(check_tensor_bytes(
-        input.data_type(), input.dims(), 0, path + ".inputs[" + name + "].dims", file));
+    for (const auto& [name, input] : w.inputs()) {
+      const auto field = path + ".inputs[" + name + "].dims";
+      CONCH_RUNTIME_RETURN_IF_ERROR(
+        check_tensor_bytes(input.data_type(), input.dims(), 0, field, file));
+      total += *tensor_bytes(input.data_type(), input.dims(), 0);
+      if (total > limits::max_config_tensor_bytes)
+        return config_error(file, field,
+                            "the warm-up samples together exceed the limit of "
+                              + std::to_string(limits::max_config_tensor_bytes)
+                              + " bytes that a configuration may make the server allocate");
+    }
   }
   return status::ok();
 }

@@ -79,6 +79,15 @@ TEST(validate_limits, warmup_samples) {
     expect_over("model_warmup [ { name: \"w\" batch_size: 1 inputs { key: \"IN\" value: { "
                 "data_type: TYPE_FP32 dims: [ " + dims + " ] random_data: true } } } ]",
                 "model_warmup[0].inputs[IN].dims", limits::max_config_tensor_bytes);
+  expect_over("model_warmup [ { name: \"w\" batch_size: 1 count: 4294967295 } ]",
+              "model_warmup[0].count", limits::max_warmup_count);
+  // Many samples, each under the limit, are held to it together.
+  std::string samples;
+  for (int i = 0; i < 5; ++i)
+    samples += std::string(i ? ", " : "") + "{ name: \"w" + std::to_string(i) + "\" batch_size: 1 inputs { key: \"IN\" value: "
+               "{ data_type: TYPE_FP32 dims: [ 67108864 ] zero_data: true } } } ";
+  expect_over("model_warmup [ " + samples + "]", "model_warmup[4].inputs[IN].dims",
+              limits::max_config_tensor_bytes);
 }
 
 TEST(validate_limits, sequence_states) {
