@@ -105,3 +105,20 @@ def test_the_tritonfrontend_example_runs_unchanged() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "[[b'Roger Roger']]"
+
+
+def test_upstreams_module_layout_resolves_after_a_plain_import() -> None:
+    """Upstream code names classes by their modules (Triton's OpenAI frontend
+    annotates with tritonserver._api._response.InferenceResponse)."""
+    import tritonserver
+
+    api = tritonserver._api
+    assert api._response.InferenceResponse is conch.InferenceResponse
+    assert api._server.Server is conch.Server and api._server.Options is conch.Options
+    assert api._model.Model is conch.Model
+    assert api._request.InferenceRequest is conch.InferenceRequest
+    assert api._tensor.Tensor is conch.Tensor and api._tensor.DataType is conch.DataType
+    assert api._memorybuffer.MemoryBuffer is conch.MemoryBuffer
+    assert api._dlpack.DLDeviceType is conch.DLDeviceType
+    assert callable(api._logging.LogMessage)
+    from tritonserver._api._server import ModelControlMode  # noqa: F401

@@ -10,3 +10,5 @@ mix both names.
 
 from conch import *  # noqa: F401,F403
 from conch import __all__, __version__  # noqa: F401
+
+from . import _api  # noqa: F401,E402  (upstream's module layout, tritonserver._api._*)

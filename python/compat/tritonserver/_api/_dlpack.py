@@ -1,0 +1,3 @@
+"""``tritonserver._api._dlpack``."""
+
+from conch import DLDeviceType  # noqa: F401

@@ -1,0 +1,3 @@
+"""``tritonserver._api._memorybuffer``."""
+
+from conch import DeviceOrMemoryType, MemoryBuffer, MemoryType  # noqa: F401

@@ -1,0 +1,3 @@
+"""``tritonserver._api._model``."""
+
+from conch import Model, ModelBatchFlag, ModelTxnPropertyFlag  # noqa: F401

@@ -1,0 +1,3 @@
+"""``tritonserver._api._request``."""
+
+from conch import InferenceRequest  # noqa: F401
