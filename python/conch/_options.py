@@ -106,7 +106,8 @@ class Options:
     cpu_metrics: bool = True
     #: How often the CPU and GPU gauges are sampled, in milliseconds (> 0).
     metrics_interval: int = 2000
-    #: Ignored: Conch's backends are built in or registered by packages.
+    #: Where a model's backend is looked up by name first: a python-based
+    #: backend is <backend_directory>/<backend>/model.py, as in Triton.
     backend_directory: str = "/opt/tritonserver/backends"
     #: Ignored: Conch has no repository agents.
     repo_agent_directory: str = "/opt/tritonserver/repoagents"
@@ -237,7 +238,11 @@ class Options:
         native.server_id = self.server_id
         native.model_control_mode = int(self.model_control_mode)
         native.startup_models = list(self.startup_models)
+        if "*" in native.startup_models and len(native.startup_models) > 1:
+            raise InvalidArgumentError(
+                "Wildcard model name '*' must be the ONLY startup model if specified at all.")
         native.strict_model_config = self.strict_model_config
+        native.backend_directory = str(self.backend_directory or "")
         native.exit_on_error = self.exit_on_error
         native.strict_readiness = self.strict_readiness
         native.exit_timeout = self.exit_timeout
@@ -297,7 +302,6 @@ _IGNORED = {
     "model_load_retry_count": "Conch does not retry failed loads",
     "model_namespacing": "Conch has no model namespacing",
     "enable_peer_access": "Conch does not manage GPU peer access",
-    "backend_directory": "Conch's backends are built in or registered by Python packages",
     "repo_agent_directory": "Conch has no repository agents",
     "model_load_device_limits": "Conch does not limit loading per device",
     "backend_configuration": "Conch's backends take no backend configuration",

@@ -144,6 +144,11 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                              "(repeatable)")
     server.add_argument("--repository-poll-secs", type=float, default=15.0, metavar="SECS",
                         help="how often poll mode rescans the repositories (default: 15)")
+    server.add_argument("--backend-directory", default="/opt/tritonserver/backends",
+                        metavar="DIR",
+                        help="where backends are looked up by name first, as Triton's: a "
+                             "python-based backend is DIR/<backend>/model.py "
+                             "(default: /opt/tritonserver/backends)")
     _flag(server, "--strict-model-config", False,
           "require complete model configurations (default: false)")
     _flag(server, "--strict-readiness", True,
@@ -342,6 +347,7 @@ def _options(args: argparse.Namespace) -> Options:
         model_control_mode=ModelControlMode[args.model_control_mode.upper()],
         startup_models=list(args.load_model),
         strict_model_config=args.strict_model_config,
+        backend_directory=args.backend_directory,
         strict_readiness=args.strict_readiness,
         exit_on_error=args.exit_on_error,
         exit_timeout=args.exit_timeout_secs,
@@ -650,6 +656,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 exec_with_allocator(args.allocator, sys.argv[1:])
             except (AllocatorError, ValueError) as e:
                 parser.error(str(e))
+            # Model code sees what Triton's python-backend stub gives it, an
+            # empty command line, never the server's own arguments (a model
+            # calling argparse or unittest.main() parses sys.argv).
+            sys.argv = [""]
         return serve(args)
     parser.error(f"unknown command {args.command!r}")
     return 2

@@ -145,13 +145,13 @@ def test_ignored_options_are_accepted_and_logged(tmp_path: pathlib.Path, make_se
     write_model(tmp_path, "m", identity_config("TYPE_FP32"))
     messages = []
     make_server(
-        backend_directory="/somewhere",
+        repo_agent_directory="/somewhere",
         pinned_memory_pool_size=1,
         log_warn=True,
         log_callback=lambda level, file, line, stamp, message: messages.append((level, message)),
     )
     warned = {m for level, m in messages if level == conch.LogLevel.WARN}
-    assert any("backend_directory" in m for m in warned)
+    assert any("repo_agent_directory" in m for m in warned)
     assert any("pinned_memory_pool_size" in m for m in warned)
     assert not any("server_id" in m for m in warned)
 
@@ -162,7 +162,7 @@ def test_a_log_callback_that_raises_is_ignored(tmp_path: pathlib.Path, make_serv
     def callback(*args: object) -> None:
         raise RuntimeError("boom")
 
-    server = make_server(backend_directory="/elsewhere", log_callback=callback)
+    server = make_server(repo_agent_directory="/elsewhere", log_callback=callback)
     assert server.ready()
 
 

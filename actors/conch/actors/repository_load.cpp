@@ -136,6 +136,7 @@ void repository_actor::load(const std::string& name, load_parameters_ptr params,
   load_request request{roots_, name, std::move(params), override_base_, {}};
   request.options.strict_model_config = options_.strict_model_config;
   request.options.gpu_count = gpu_count_;
+  request.options.backend_directory = options_.backend_directory;
   // The disk, and a backend's configuration completion (which may run
   // Python), are read off the actor system's threads.
   off_thread(

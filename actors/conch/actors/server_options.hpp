@@ -33,6 +33,9 @@ struct server_options {
   std::vector<std::string> startup_models;
   /// When false, a missing config.pbtxt or missing fields are completed by the backend.
   bool strict_model_config = false;
+  /// Triton's backend directory: a model's backend is looked up there first
+  /// (python-based backends, `<directory>/<backend>/model.py`); empty: none.
+  std::string backend_directory;
   /// When true, start fails if any model fails to load.
   bool exit_on_error = true;
   /// When true, the server is ready only while every loaded model is ready.

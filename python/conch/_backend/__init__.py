@@ -80,13 +80,16 @@ def load_model(backend: str, context: dict) -> Any:
     )
 
 
-def complete_config(backend: str, config: dict, model_path: str) -> dict:
-    """`config` completed by the backend (strict_model_config off)."""
+def complete_config(backend: str, config: dict, model_path: str, model_file: str = "") -> dict:
+    """`config` completed by the backend (strict_model_config off);
+    `model_file` is a python-based backend's model.py."""
+    extra = (model_file,) if model_file else ()
     return _guard(
         f"{backend} backend failed to auto-complete the configuration",
         _backend(backend).complete_config,
         config,
         model_path,
+        *extra,
     )
 
 

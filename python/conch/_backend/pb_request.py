@@ -5,21 +5,52 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-from .pb_response import InferenceResponse
+from .pb_response import InferenceResponse, _parameters_of
 from .pb_tensor import Tensor
+from .._errors import UnsupportedError
 from .pb_types import TRITONSERVER_RESPONSE_COMPLETE_FINAL, TritonModelException
 
 __all__ = ["InferenceRequest", "InferenceResponseSender"]
 
+_REQUIRED: Any = object()  # arguments Triton's InferenceRequest has no default for
+_DEFAULT_MEMORY: Any = object()
+_NO_TRACE: Any = object()
+
+
+def _require(name: str, value: Any, kind: Any) -> None:
+    """A TypeError, as Triton's bindings raise, unless `value` is a `kind`."""
+    if value is _REQUIRED:
+        raise TypeError(f"InferenceRequest.__init__(): missing required argument '{name}'")
+    if isinstance(kind, str) or value is None or not isinstance(value, kind) or (
+            kind is int and isinstance(value, bool)):
+        expected = kind if isinstance(kind, str) else getattr(kind, "__name__", str(kind))
+        raise TypeError(
+            "InferenceRequest.__init__(): incompatible constructor arguments: "
+            f"'{name}' must be {expected}, not {type(value).__name__}"
+        )
+
 
 class InferenceResponseSender:
-    """Sends the responses of one request: any number, then one with
-    TRITONSERVER_RESPONSE_COMPLETE_FINAL (which may carry no response)."""
+    """Sends the responses of one request, with the rules of Triton's
+    response sender: a decoupled model sends any number of responses, then
+    TRITONSERVER_RESPONSE_COMPLETE_FINAL (which may come alone); a model that
+    is not decoupled sends exactly one response, before or after its
+    execute() returned. Once the final flag went out, the sender is closed.
 
-    __slots__ = ("_native",)
+    An error response (``InferenceResponse(error=...)``) ends the request
+    for its client in Conch, whose requests end with their first error;
+    the sender stays open, as in Triton, so the model may still send the
+    final flag (and what it sends before that is dropped)."""
+
+    __slots__ = ("_native", "_sent", "_closed", "_delivered")
 
     def __init__(self, native: Any) -> None:
         self._native = native
+        self._sent = 0  # responses and final flags sent, as Triton counts them
+        self._closed = False
+        # This sender ended the request in the core: with an error, a final
+        # response, or the one response of a model that is not decoupled.
+        self._delivered = False
 
     def send(self, response: Optional[InferenceResponse] = None, flags: int = 0) -> None:
         if flags not in (0, TRITONSERVER_RESPONSE_COMPLETE_FINAL):
@@ -29,16 +60,47 @@ class InferenceResponseSender:
             raise TritonModelException(
                 "Inference Response object must be provided when the response flags is set to zero."
             )
-        if self._native.final_sent:
-            raise TritonModelException("Unable to send response. Response sender has been closed.")
-        if response is None:
-            self._native.respond([], True)
-            return
-        if not isinstance(response, InferenceResponse):
-            raise TritonModelException(
-                f"send() takes a pb_utils.InferenceResponse, not {type(response).__name__}"
+        if response is not None and not isinstance(response, InferenceResponse):
+            raise TypeError(
+                "send(): incompatible function arguments: response must be a "
+                f"pb_utils.InferenceResponse or None, not {type(response).__name__}"
             )
-        response._send(self._native, final)
+        native = self._native
+        # Ended elsewhere: answered by execute()'s return value, or failed
+        # because execute() raised (which closes every sender in Triton).
+        ended_elsewhere = native.final_sent and not self._delivered
+        if not native.decoupled:
+            sent = self._sent + (1 if ended_elsewhere else 0)
+            if response is not None and sent > 0:
+                raise TritonModelException(
+                    "Unable to send response. Non-decoupled model cannot send more than one "
+                    "response."
+                )
+            if response is None and sent == 0:
+                raise TritonModelException(
+                    "Unable to send response. Non-decoupled model cannot send complete final "
+                    "before sending a response."
+                )
+        if self._closed or ended_elsewhere:
+            raise TritonModelException("Unable to send response. Response sender has been closed.")
+        self._sent += 1
+        if final:
+            self._closed = True
+        if self._delivered:
+            return  # the request has ended for its client already
+        ends = response is None or final or response.has_error() or not native.decoupled
+        try:
+            if response is None:
+                native.respond([], True)
+            else:
+                response._send(native, ends)
+        except UnsupportedError:
+            # Ended meanwhile, by execute()'s return value on its thread.
+            raise TritonModelException(
+                "Unable to send response. Non-decoupled model cannot send more than one response."
+                if not native.decoupled else
+                "Unable to send response. Response sender has been closed.") from None
+        self._delivered = ends
 
     def is_cancelled(self) -> bool:
         return self._native.is_cancelled()
@@ -87,48 +149,58 @@ class InferenceRequest:
         "_parameters_out",
         "_preferred_memory",
         "_trace",
+        "_sender",
     )
 
     def __init__(
         self,
-        model_name: str,
-        inputs: Optional[list] = None,
-        requested_output_names: Optional[list] = None,
         request_id: str = "",
         correlation_id: Any = 0,
+        inputs: list = _REQUIRED,
+        requested_output_names: list = _REQUIRED,
+        model_name: str = _REQUIRED,
+        model_version: int = -1,
         flags: int = 0,
         timeout: int = 0,
-        model_version: int = -1,
-        preferred_memory: Any = None,
-        trace: Any = None,
+        preferred_memory: Any = _DEFAULT_MEMORY,
+        trace: Any = _NO_TRACE,
         parameters: Any = None,
     ) -> None:
+        # Triton's argument order and checks: a missing or wrongly typed
+        # argument (None included) is a TypeError, a bad value inside one a
+        # TritonModelException.
         if isinstance(model_name, bytes):  # as a BYTES input's as_numpy() gives it
             model_name = model_name.decode()
-        if not isinstance(model_name, str):
-            raise TritonModelException(f"model_name must be a str, not {type(model_name).__name__}")
-        inputs = list(inputs or [])
+        _require("inputs", inputs, (list, tuple))
+        _require("requested_output_names", requested_output_names, (list, tuple))
+        _require("model_name", model_name, str)
+        _require("request_id", request_id, str)
+        for what, value in (("model_version", model_version), ("flags", flags),
+                            ("timeout", timeout)):
+            _require(what, value, int)
+        if correlation_id is None:
+            _require("correlation_id", correlation_id, (int, str))
+        if preferred_memory is None or trace is None:
+            _require("preferred_memory" if preferred_memory is None else "trace", None, object)
+        if not all(isinstance(n, str) for n in requested_output_names):
+            _require("requested_output_names", requested_output_names, "List[str]")
+        inputs = list(inputs)
         for t in inputs:
             if not isinstance(t, Tensor):
                 raise TritonModelException(
                     f"inputs must hold pb_utils.Tensor objects, not {type(t).__name__}"
                 )
-        names = list(requested_output_names or [])
-        if not all(isinstance(n, str) for n in names):
-            raise TritonModelException("requested_output_names must be a list of str")
+        names = list(requested_output_names)
         if not isinstance(correlation_id, (int, str)) or isinstance(correlation_id, bool):
             raise TritonModelException("Correlation ID must be integer or string")
         for what, value in (("flags", flags), ("timeout", timeout)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            if value < 0:
                 raise TritonModelException(f"{what} must be an int >= 0, not {value!r}")
-        if isinstance(parameters, str):
-            parameters = json.loads(parameters) if parameters else {}
-        parameters = dict(parameters or {})
-        for key, value in parameters.items():
-            if not isinstance(key, str) or not isinstance(value, (str, int, bool)):
-                raise TritonModelException(
-                    "parameters must map str keys to str, int or bool values"
-                )
+        parameters = _parameters_of(parameters) or {}
+        if preferred_memory is _DEFAULT_MEMORY:
+            preferred_memory = None
+        if trace is _NO_TRACE:
+            trace = None
         self._native = None
         self._inputs = inputs
         self._model_name = model_name
@@ -148,6 +220,7 @@ class InferenceRequest:
         self = cls.__new__(cls)
         self._native = native
         self._inputs = None
+        self._sender = None
         return self
 
     # -- what the request carries --------------------------------------------------
@@ -197,7 +270,14 @@ class InferenceRequest:
         return InferenceTrace(self._request().trace)
 
     def get_response_sender(self) -> InferenceResponseSender:
-        return InferenceResponseSender(self._request())
+        """The request's one response sender (the same object on each call).
+        A model that is not decoupled and takes it may answer after its
+        execute() returned."""
+        if self._sender is None:
+            native = self._request()
+            native.take_sender()
+            self._sender = InferenceResponseSender(native)
+        return self._sender
 
     # -- BLS -------------------------------------------------------------------------
 

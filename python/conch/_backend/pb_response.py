@@ -9,6 +9,8 @@ from .pb_types import TritonError, TritonModelException
 
 __all__ = ["InferenceResponse"]
 
+_EMPTY: list = []  # the default of output_tensors, never changed
+
 
 class InferenceResponse:
     """``InferenceResponse(output_tensors=[...], error=None, parameters=None)``."""
@@ -17,18 +19,32 @@ class InferenceResponse:
 
     def __init__(
         self,
-        output_tensors: Optional[list] = None,
+        output_tensors: list = _EMPTY,
         error: Optional[TritonError] = None,
         parameters: Any = None,
     ) -> None:
-        outputs = list(output_tensors or [])
+        # Triton's bindings: a wrong type is a TypeError, a None inside the
+        # list a TritonModelException.
+        if output_tensors is _EMPTY:
+            output_tensors = []
+        if not isinstance(output_tensors, (list, tuple)):
+            raise TypeError(
+                "__init__(): incompatible constructor arguments. The following argument types "
+                "are supported:\n    1. InferenceResponse(output_tensors: List[Tensor] = [], "
+                "error: TritonError = None, parameters: object = None)\n\n"
+                f"Invoked with: {type(output_tensors).__name__}"
+            )
+        outputs = list(output_tensors)
         for t in outputs:
             if not isinstance(t, Tensor):
                 raise TritonModelException(
                     f"output_tensors must hold pb_utils.Tensor objects, not {type(t).__name__}"
                 )
         if error is not None and not isinstance(error, TritonError):
-            error = TritonError(str(error))
+            raise TypeError(
+                "__init__(): incompatible constructor arguments: error must be a "
+                f"pb_utils.TritonError or None, not {type(error).__name__}"
+            )
         self._outputs = outputs
         self._error = error
         self._parameters = _parameters_of(parameters)
@@ -57,6 +73,8 @@ class InferenceResponse:
 
 
 def _parameters_of(parameters: Any) -> Optional[dict]:
+    """The parameters of a response or a BLS request, checked with Triton's
+    texts: a dict (or a JSON object string) of str keys to bool, int or str."""
     if parameters is None:
         return None
     if isinstance(parameters, str):
@@ -64,5 +82,14 @@ def _parameters_of(parameters: Any) -> Optional[dict]:
 
         parameters = json.loads(parameters)
     if not isinstance(parameters, dict):
-        raise TritonModelException("response parameters must be a dict or a JSON object string")
+        raise TritonModelException(f"Expect N8pybind114dictE, got {type(parameters)}")
+    for key, value in parameters.items():
+        if not isinstance(key, str):
+            raise TritonModelException(
+                f"Expect parameters keys to have type str, found type {type(key)}"
+            )
+        if not isinstance(value, (bool, int, str)):
+            raise TritonModelException(
+                f"Expect parameters values to have type bool/int/str, found type {type(value)}"
+            )
     return parameters

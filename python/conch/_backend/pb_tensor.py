@@ -29,11 +29,14 @@ class Tensor:
     __slots__ = ("_name", "_array", "_native", "_tensor")
 
     def __init__(self, name: str, data: numpy.ndarray) -> None:
-        if not isinstance(name, str):
-            raise TritonModelException(f"a tensor name must be a str, not {type(name).__name__}")
-        if not isinstance(data, numpy.ndarray):
-            raise TritonModelException(
-                f"tensor '{name}' must be created from a numpy array, not {type(data).__name__}"
+        # Wrong types are TypeErrors, as Triton's bindings raise them.
+        if isinstance(name, bytes):
+            name = name.decode()
+        if not isinstance(name, str) or not isinstance(data, numpy.ndarray):
+            raise TypeError(
+                "__init__(): incompatible constructor arguments. The following argument types "
+                "are supported:\n    1. Tensor(name: str, numpy_array: numpy.ndarray)\n\n"
+                f"Invoked with: {name!r}, {type(data).__name__}"
             )
         self._name = name
         self._array: Optional[numpy.ndarray] = data
@@ -65,6 +68,14 @@ class Tensor:
     @staticmethod
     def from_dlpack(name: str, dlpack: Any) -> "Tensor":
         """A tensor over a DLPack capsule's or a DLPack-capable object's bytes."""
+        if isinstance(name, bytes):
+            name = name.decode()
+        if not isinstance(name, str) or dlpack is None:
+            raise TypeError(
+                "from_dlpack(): incompatible function arguments. The following argument types "
+                "are supported:\n    1. (name: str, dlpack: capsule) -> Tensor\n\n"
+                f"Invoked with: {name!r}, {type(dlpack).__name__}"
+            )
         if hasattr(dlpack, "__dlpack__"):
             return Tensor._from_conch(name, _Tensor.from_dlpack(dlpack))
         data_type, shape, buffer = _conch.from_dlpack(dlpack)

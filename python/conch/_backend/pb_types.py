@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import enum
 from typing import Any, Optional
 
 import numpy
@@ -152,7 +153,10 @@ class TritonModelException(Exception):
     """Raised by the API when a model uses it wrongly."""
 
 
-class LogLevel:
+class LogLevel(enum.IntEnum):
+    """The levels of Logger.log; also Logger.INFO, Logger.WARNING,
+    Logger.ERROR and Logger.VERBOSE, as Triton's stub exports them."""
+
     INFO = 0
     WARNING = 1
     ERROR = 2
@@ -168,27 +172,54 @@ _CORE_LEVELS = {
 }
 
 
+def _message_of(function: str, message: Any, signature: str) -> str:
+    """`message` as text; a TypeError naming the accepted arguments, as
+    Triton's bindings raise, for anything but str and bytes."""
+    if isinstance(message, str):
+        return message
+    if isinstance(message, bytes):
+        return message.decode("utf-8", errors="replace")
+    raise TypeError(
+        f"{function}(): incompatible function arguments. The following argument types are "
+        f"supported:\n    1. {signature} -> None\n\nInvoked with: {message!r}"
+    )
+
+
 class Logger:
     """Model code's log lines, written through Conch's logger with the file
     and line of the model code that logs them."""
 
+    LogLevel = LogLevel
+    INFO = LogLevel.INFO
+    WARNING = LogLevel.WARNING
+    ERROR = LogLevel.ERROR
+    VERBOSE = LogLevel.VERBOSE
+
     @staticmethod
-    def log(message: str, level: int = LogLevel.INFO) -> None:
-        core = _CORE_LEVELS.get(level, _core.INFO)
-        _logging.log_from_caller(int(core), message)
+    def log(message: str, level: LogLevel = LogLevel.INFO) -> None:
+        signature = "(message: str, level: Logger.LogLevel = <LogLevel.INFO: 0>)"
+        text = _message_of("log", message, signature)
+        if not isinstance(level, LogLevel):  # a plain int is not taken, as in Triton
+            raise TypeError(
+                "log(): incompatible function arguments. The following argument types are "
+                f"supported:\n    1. {signature} -> None\n\nInvoked with: {message!r}, {level!r}"
+            )
+        _logging.log_from_caller(int(_CORE_LEVELS[level]), text)
 
     @staticmethod
     def log_info(message: str) -> None:
-        _logging.log_from_caller(int(_core.INFO), message)
+        _logging.log_from_caller(int(_core.INFO), _message_of("log_info", message, "(message: str)"))
 
     @staticmethod
     def log_warn(message: str) -> None:
-        _logging.log_from_caller(int(_core.WARN), message)
+        _logging.log_from_caller(int(_core.WARN), _message_of("log_warn", message, "(message: str)"))
 
     @staticmethod
     def log_error(message: str) -> None:
-        _logging.log_from_caller(int(_core.ERROR), message)
+        _logging.log_from_caller(int(_core.ERROR), _message_of("log_error", message, "(message: str)"))
 
     @staticmethod
     def log_verbose(message: str) -> None:
-        _logging.log_from_caller(int(_core.VERBOSE), message)
+        _logging.log_from_caller(
+            int(_core.VERBOSE), _message_of("log_verbose", message, "(message: str)")
+        )

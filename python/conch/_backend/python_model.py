@@ -12,9 +12,12 @@ never outside it.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
+import logging
 import os
 import sys
+import traceback
 import weakref
 from types import ModuleType
 from typing import Any, Optional
@@ -35,14 +38,17 @@ def _model_file(version_path: str, config: dict) -> str:
     return model_file_path(version_path, config, "model.py")
 
 
-def _import(path: str) -> ModuleType:
-    """Runs `path` (a file in a version directory) as a new module."""
+def _import(path: str, backend_based: bool = False) -> ModuleType:
+    """Runs `path` (a file in a version directory, or a python-based
+    backend's model.py) as a new module, which imports its own modules from
+    beside it (and from the model directory, for a model's file)."""
     from .. import python_backend_utils
 
     sys.modules["triton_python_backend_utils"] = python_backend_utils
-    version_dir = os.path.dirname(path)
+    folder = os.path.dirname(path)
+    search = (folder,) if backend_based else (folder, os.path.dirname(folder))
     try:
-        return import_model_file(path, (version_dir, os.path.dirname(version_dir)))
+        return import_model_file(path, search)
     except Exception as e:
         raise BackendError(f"failed to import '{path}': {describe(e)}") from e
 
@@ -70,15 +76,37 @@ def _model_class(module: ModuleType, path: str) -> type:
     return cls
 
 
+def _triton_description(error: BaseException) -> str:
+    """"Type: message", then where it was raised, as Triton's stub words an
+    exception of model code ("...\n\nAt:\n  file(line): function")."""
+    text = f"{type(error).__name__}: {error}"
+    frames = traceback.extract_tb(error.__traceback__)
+    if frames:
+        text += "\n\nAt:\n" + "".join(
+            f"  {f.filename}({f.lineno}): {f.name}\n" for f in reversed(frames))
+    return text
+
+
 class PythonInstance:
     """One instance: a TritonPythonModel object."""
 
-    def __init__(self, model: Any, name: str, decoupled: bool, gateway: Any) -> None:
+    def __init__(self, model: Any, name: str, instance: str, decoupled: bool,
+                 gateway: Any) -> None:
         self._model = model
         self._name = name
+        self._instance = instance  # the instance's name, which Triton's texts give
         self._decoupled = decoupled
         self._gateway = gateway
         self._loop: Optional[InstanceLoop] = None
+
+    def _failed(self, message: str) -> BackendError:
+        """The error of every request of a batch that failed, in Triton's words."""
+        return BackendError(
+            f"Failed to process the request(s) for model '{self._instance}', message: {message}")
+
+    def _must_return_none(self) -> str:
+        return (f"Python model '{self._instance}' is using the decoupled mode and the execute "
+                "function must return None.")
 
     def execute(self, natives: list) -> None:
         requests = [InferenceRequest._wrap(n) for n in natives]
@@ -95,42 +123,47 @@ class PythonInstance:
                         return
                     responses = self._loop.run(responses)
             except Exception as e:
-                raise BackendError(f"model '{self._name}' raised in execute(): {describe(e)}") from e
+                raise self._failed(_triton_description(e)) from e
         self._answer(natives, responses)
 
     def _check_coroutine_result(self, natives: list, result: Any, error: Optional[BaseException]) -> None:
-        """After a decoupled model's coroutine: its unanswered requests fail."""
+        """After a decoupled model's coroutine. As in Triton, what it raised
+        is logged with its traceback (also when it had answered every
+        request); where Conch does more, the requests it left unanswered
+        fail, rather than wait for ever."""
         if error is not None:
-            why = f"model '{self._name}' raised in execute(): {describe(error)}"
+            if not isinstance(error, asyncio.CancelledError):
+                logging.getLogger("conch").error(
+                    "%s", "".join(traceback.TracebackException.from_exception(error).format()))
+            why = self._failed(_triton_description(error))
         elif result is not None:
-            why = (f"model '{self._name}' is decoupled: it answers through the response senders "
-                   "and its execute() must return None")
+            why = self._failed(self._must_return_none())
         else:
             return
         for native in natives:
             if not native.final_sent:
                 try:
-                    native.fail(why)
+                    native.fail(str(why))
                 except Exception:
                     pass  # answered meanwhile
 
     def _answer(self, natives: list, responses: Any) -> None:
+        """Checks what a batch's execute() returned, with Triton's rules and
+        texts, and sends it. A request left unanswered (its slot None, or
+        execute() returned None) is the response sender's to answer."""
         if responses is None:
-            return  # answered through the response senders
+            return
         if self._decoupled:
-            raise BackendError(
-                f"model '{self._name}' is decoupled: it answers through the response senders "
-                "and its execute() must return None"
-            )
-        if not isinstance(responses, (list, tuple)) or len(responses) != len(natives):
-            got = len(responses) if isinstance(responses, (list, tuple)) else type(responses).__name__
-            raise BackendError(
-                f"execute() of model '{self._name}' must return a list of {len(natives)} "
-                f"InferenceResponse objects, one per request; it returned {got}"
-            )
+            raise self._failed(self._must_return_none())
+        if not isinstance(responses, list):
+            raise self._failed(
+                f"Expected a list in the execute return, found type '{type(responses)}'.")
+        if len(responses) != len(natives):
+            raise self._failed(
+                "Number of InferenceResponse objects do not match the number of InferenceRequest "
+                f"objects. InferenceRequest(s) size is:{len(natives)}, and InferenceResponse(s) "
+                f"size is:{len(responses)}\n")
         for native, response in zip(natives, responses):
-            if native.final_sent:
-                continue
             if native.rescheduled:
                 if response is not None:
                     native.fail(
@@ -138,12 +171,13 @@ class PythonInstance:
                         f"reschduled request, found type '{type(response).__name__}'."
                     )
                 continue
-            if not isinstance(response, InferenceResponse):
-                native.fail(
-                    f"execute() of model '{self._name}' returned a {type(response).__name__} "
-                    "instead of an InferenceResponse"
-                )
-                continue
+            if response is not None and not isinstance(response, InferenceResponse):
+                raise self._failed(
+                    "Expected an 'InferenceResponse' object in the execute function return "
+                    f"list, found type '{type(response)}'.")
+        for native, response in zip(natives, responses):
+            if response is None or native.final_sent or native.rescheduled:
+                continue  # answered through its sender, or to be
             try:
                 response._send(native, True)
             except Exception as e:  # a malformed output: the request fails, the batch goes on
@@ -172,14 +206,17 @@ class PythonModel:
     def __init__(self, context: dict) -> None:
         self._context = context
         config = context["config"]
-        self._path = _model_file(context["version_path"], config)
+        # A python-based backend runs its own model.py for every model.
+        self._backend_based = bool(context.get("backend_model_file"))
+        self._path = context.get("backend_model_file") or _model_file(context["version_path"],
+                                                                      config)
         if not os.path.isfile(self._path):
-            raise BackendError(f"model file '{self._path}' does not exist")
+            raise BackendError(f"Python model file not found in '{self._path}'")
         self._decoupled = bool((config.get("model_transaction_policy") or {}).get("decoupled"))
         self._gateway = context.get("bls")
         # Imported now so that a broken model.py fails the load even before
         # an instance starts; the first instance uses this module.
-        self._first: Optional[ModuleType] = _import(self._path)
+        self._first: Optional[ModuleType] = _import(self._path, self._backend_based)
         remember(package_name(self._first), self._gateway)
         try:
             _model_class(self._first, self._path)
@@ -193,7 +230,7 @@ class PythonModel:
         if module is not None:
             self._first_forgotten.detach()  # the instance owns it now
         else:
-            module = _import(self._path)
+            module = _import(self._path, self._backend_based)
             remember(package_name(module), self._gateway)
         try:
             model = _model_class(module, self._path)()
@@ -220,7 +257,8 @@ class PythonModel:
                 raise BackendError(
                     f"initialize() of model '{ctx['name']}' raised: {describe(e)}"
                 ) from e
-        created = PythonInstance(model, ctx["name"], self._decoupled, self._gateway)
+        created = PythonInstance(model, ctx["name"], instance["name"], self._decoupled,
+                                 self._gateway)
         _forget_with(created, module)
         return created
 
@@ -238,12 +276,13 @@ def _latest_model_file(config: dict, model_path: str) -> Optional[str]:
     return None
 
 
-def complete_config(config: dict, model_path: str) -> dict:
-    """Runs the model's static auto_complete_config on `config`."""
-    path = _latest_model_file(config, model_path)
+def complete_config(config: dict, model_path: str, model_file: str = "") -> dict:
+    """Runs the model's static auto_complete_config on `config` (that of a
+    python-based backend's `model_file` when given)."""
+    path = model_file or _latest_model_file(config, model_path)
     if path is None:
         return config  # the load reports the missing file
-    module = _import(path)
+    module = _import(path, bool(model_file))
     try:
         cls = _model_class(module, path)
         fn = getattr(cls, "auto_complete_config", None)

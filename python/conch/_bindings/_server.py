@@ -43,6 +43,7 @@ def _options_of(o: TRITONSERVER_ServerOptions) -> Options:
         model_control_mode=ModelControlMode(int(o.model_control_mode)),
         startup_models=list(o.startup_models),
         strict_model_config=o.strict_model_config,
+        backend_directory=o.backend_directory,
         exit_on_error=o.exit_on_error,
         strict_readiness=o.strict_readiness,
         exit_timeout=o.exit_timeout,

@@ -188,6 +188,15 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
     return reschedule_.exchange(false, std::memory_order_acq_rel);
   }
 
+  // -- answering after the execution -----------------------------------------
+
+  /// Tells the scheduler that the backend answers this job after its
+  /// execution returned, although the model is not decoupled (a python
+  /// model that took the request's response sender). Without it a job a
+  /// non-decoupled execution left unanswered fails when the execution ends.
+  void answer_later() noexcept { answer_later_.store(true, std::memory_order_release); }
+  bool answered_later() const noexcept { return answer_later_.load(std::memory_order_acquire); }
+
   // -- hooks -----------------------------------------------------------------
 
   /// Observers set by the frontend and by the model before the job moves on.
@@ -246,6 +255,7 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
   uint32_t responses_ = 0;
   std::atomic<bool> cancelled_{false};
   std::atomic<bool> reschedule_{false};
+  std::atomic<bool> answer_later_{false};
   std::atomic<bool> completed_{false};
   bool routed_final_ = false;
   failure_kind failure_ = failure_kind::backend;

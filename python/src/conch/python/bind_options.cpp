@@ -28,6 +28,7 @@ void bind_options(py::module_& m) {
       })
     .def_readwrite("startup_models", &server_options::startup_models)
     .def_readwrite("strict_model_config", &server_options::strict_model_config)
+    .def_readwrite("backend_directory", &server_options::backend_directory)
     .def_readwrite("exit_on_error", &server_options::exit_on_error)
     .def_readwrite("strict_readiness", &server_options::strict_readiness)
     .def_readwrite("exit_timeout", &server_options::exit_timeout)

@@ -47,7 +47,25 @@ std::optional<backend_entry> registry::find(const std::string& name) const {
   return i->second;
 }
 
-result<backend_entry> registry::resolve(const inference::ModelConfig& config) const {
+void registry::add_directory_resolver(directory_resolver resolver) {
+  std::lock_guard<std::mutex> guard{mu_};
+  resolvers_.push_back(std::move(resolver));
+}
+
+namespace {
+
+/// A backend name that can only name a folder directly inside the backend
+/// directory: a configuration is client input (a load's override), and its
+/// backend must not reach elsewhere on disk.
+bool plain_folder_name(const std::string& name) {
+  return !name.empty() && name != "." && name != ".."
+         && name.find_first_of("/\\") == std::string::npos && name.find('\0') == std::string::npos;
+}
+
+} // namespace
+
+result<backend_entry> registry::resolve(const inference::ModelConfig& config,
+                                        const std::filesystem::path& backend_directory) const {
   std::string name = config.backend();
   if (name.empty()) {
     if (config.platform().empty())
@@ -56,6 +74,16 @@ result<backend_entry> registry::resolve(const inference::ModelConfig& config) co
     if (!mapped)
       return invalid_argument("unknown platform '" + config.platform() + "'");
     name = std::move(*mapped);
+  }
+  if (!backend_directory.empty() && plain_folder_name(name)) {
+    std::vector<directory_resolver> resolvers;
+    {
+      std::lock_guard<std::mutex> guard{mu_};
+      resolvers = resolvers_;
+    }
+    for (const auto& resolver : resolvers)
+      if (auto found = resolver(name, backend_directory))
+        return std::move(*found);
   }
   auto entry = find(name);
   if (!entry) {

@@ -20,6 +20,12 @@ using model_factory = std::function<result<std::unique_ptr<backend_model>>(const
 using config_completer =
   std::function<status(inference::ModelConfig& config, const std::filesystem::path& model_path)>;
 
+/// Finds a backend named `name` among the files of a backend directory
+/// (Triton's `--backend-directory`): `<directory>/<name>/...`. Nothing when
+/// the directory holds no backend of that name.
+using directory_resolver = std::function<std::optional<struct backend_entry>(
+  const std::string& name, const std::filesystem::path& directory)>;
+
 /// A backend: its name, how it loads models and how it completes configs.
 struct backend_entry {
   std::string name;
@@ -45,11 +51,18 @@ class registry {
   /// The backend called `name`.
   std::optional<backend_entry> find(const std::string& name) const;
 
+  /// Adds a way to find backends in a backend directory (the python
+  /// extension adds Triton's python-based backends, `<name>/model.py`).
+  void add_directory_resolver(directory_resolver resolver);
+
   /// The backend a configuration asks for: its `backend` field, else the
-  /// backend its `platform` maps to. INVALID_ARG when the configuration names
+  /// backend its `platform` maps to. A backend found in `backend_directory`
+  /// (when given) comes first, as Triton looks there before anywhere else;
+  /// then the registered ones. INVALID_ARG when the configuration names
   /// neither, when the platform is unknown, or when no backend of that name is
-  /// registered ("unable to find backend 'x'").
-  result<backend_entry> resolve(const inference::ModelConfig& config) const;
+  /// found ("unable to find backend 'x'").
+  result<backend_entry> resolve(const inference::ModelConfig& config,
+                                const std::filesystem::path& backend_directory = {}) const;
 
   /// The backend name a platform maps to, if any.
   std::optional<std::string> backend_for_platform(const std::string& platform) const;
@@ -61,6 +74,7 @@ class registry {
   mutable std::mutex mu_;
   std::map<std::string, backend_entry> backends_;
   std::map<std::string, std::string> platforms_;
+  std::vector<directory_resolver> resolvers_;
 };
 
 /// Registers identity, add_sub, repeat and ensemble (with platform "ensemble";

@@ -99,3 +99,41 @@ TEST(registry, add_replaces_and_builtins_register_idempotently) {
   ASSERT_FALSE(model);
   EXPECT_EQ(model.error().message(), "fake");
 }
+
+TEST(registry, a_backend_of_the_backend_directory_comes_first) {
+  registry r;
+  r.add(fake_backend("add_sub"));
+  std::vector<std::string> asked;
+  r.add_directory_resolver([&](const std::string& name, const std::filesystem::path& dir)
+                             -> std::optional<backend_entry> {
+    asked.push_back(dir.string() + "|" + name);
+    if (name == "add_sub")
+      return fake_backend("from_directory");
+    return std::nullopt;
+  });
+  inference::ModelConfig config;
+  config.set_backend("add_sub");
+  EXPECT_EQ(r.resolve(config, "/backends")->name, "from_directory");
+  EXPECT_EQ(r.resolve(config)->name, "add_sub"); // no directory: the registered one
+  config.set_backend("other");
+  EXPECT_FALSE(r.resolve(config, "/backends").has_value());
+  EXPECT_EQ(asked, (std::vector<std::string>{"/backends|add_sub", "/backends|other"}));
+}
+
+TEST(registry, a_backend_name_never_reaches_outside_the_backend_directory) {
+  registry r;
+  bool asked = false;
+  r.add_directory_resolver([&](const std::string&, const std::filesystem::path&)
+                             -> std::optional<backend_entry> {
+    asked = true;
+    return fake_backend("escaped");
+  });
+  for (const std::string& name :
+       std::vector<std::string>{"../x", "a/b", "..", ".", "a\\b", std::string("a\0b", 3)}) {
+    inference::ModelConfig config;
+    config.set_backend(name);
+    auto found = r.resolve(config, "/backends");
+    EXPECT_FALSE(found.has_value()) << name;
+  }
+  EXPECT_FALSE(asked);
+}

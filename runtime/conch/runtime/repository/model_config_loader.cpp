@@ -97,8 +97,9 @@ result<inference::ModelConfig> read_config(const model_location& location,
 
 // Runs the backend's completer, if the backend is known and has one. An
 // unknown backend is left for the load to report with its own message.
-status complete(inference::ModelConfig& config, const fs::path& model_path) {
-  auto backend = backends::registry::global().resolve(config);
+status complete(inference::ModelConfig& config, const fs::path& model_path,
+                const std::string& backend_directory) {
+  auto backend = backends::registry::global().resolve(config, backend_directory);
   if (!backend || !backend->complete_config)
     return status::ok();
   try {
@@ -138,7 +139,7 @@ result<inference::ModelConfig> load_model_config(const model_location& location,
                               + location.name + "' to infer the backend from");
   }
   if (!options.strict_model_config)
-    CONCH_RUNTIME_RETURN_IF_ERROR(naming(complete(config, location.path), file));
+    CONCH_RUNTIME_RETURN_IF_ERROR(naming(complete(config, location.path, options.backend_directory), file));
   mc::normalize_options normalize{};
   normalize.gpu_count = options.gpu_count;
   CONCH_RUNTIME_RETURN_IF_ERROR(naming(mc::normalize(config, location.name, normalize), file));

@@ -16,6 +16,9 @@ struct config_load_options {
   bool strict_model_config = true;
   /// The number of GPUs normalisation may place KIND_AUTO/KIND_GPU groups on.
   int gpu_count = 0;
+  /// Triton's backend directory, where backends are also looked up by name
+  /// (python-based backends: `<directory>/<backend>/model.py`); empty: none.
+  std::string backend_directory;
 };
 
 /// Reads, completes, normalises and validates the configuration of one model.

@@ -209,6 +209,7 @@ void bind_backend_request(py::module_& m) {
     .def("is_cancelled", &br::is_cancelled)
     .def("set_release_flags", &br::set_release_flags, py::arg("flags"))
     .def_property_readonly("rescheduled", &br::rescheduled)
+    .def("take_sender", &br::take_sender)
     .def("respond", &br::respond, py::arg("outputs"), py::arg("final") = true,
          py::arg("parameters") = py::none(),
          "Sends a response; outputs are tensor tuples as conch._tensor.native_input "

@@ -69,6 +69,14 @@ class backend_request {
 
   bool final_sent() const;
 
+  /// Marks the request's response sender as taken by the model: a model
+  /// that is not decoupled may then answer after its execute() returned.
+  void take_sender() noexcept {
+    sender_taken_.store(true, std::memory_order_relaxed);
+    job_->answer_later();
+  }
+  bool sender_taken() const noexcept { return sender_taken_.load(std::memory_order_relaxed); }
+
   /// Triton's release flags: with TRITONSERVER_REQUEST_RELEASE_RESCHEDULE
   /// (2) the request runs again in a later batch instead of being finished
   /// by this one; only a model with iterative sequences takes that
@@ -97,6 +105,7 @@ class backend_request {
   bool rescheduled_ = false;
   bool execute_returned_ = false;
   bool deferring_ = false;
+  std::atomic<bool> sender_taken_{false};
   std::vector<runtime::inference_response> deferred_;
 };
 

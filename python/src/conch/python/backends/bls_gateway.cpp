@@ -1,6 +1,9 @@
 #include "conch/python/backends/bls_gateway.hpp"
 
 #include <future>
+#include <map>
+#include <mutex>
+#include <set>
 #include <utility>
 
 #include <pybind11/stl.h>
@@ -116,20 +119,62 @@ void bls_gateway::load(const std::string& name, const std::string& config_json,
   throw_if_error(wait_for([&](auto done) { models_->load(name, config, files, std::move(done)); }));
 }
 
+namespace {
+
+// The models an unload_model began to unload, per server (its model
+// gateway), until the unload ends: the model table still routes to them
+// until the repository took the unload in, which may be after
+// unload_model returned.
+struct unloads_in_flight {
+  std::mutex mu;
+  std::map<const void*, std::multiset<std::string>> names;
+
+  static unloads_in_flight& global() {
+    static auto* instance = new unloads_in_flight; // outlives model threads at exit
+    return *instance;
+  }
+};
+
+} // namespace
+
 void bls_gateway::unload(const std::string& name, bool unload_dependents) {
   if (!models_)
     raise(runtime::errc::unavailable, "model '" + caller_->name + "' runs without a server");
   // As Triton, it returns once the unload began: waiting could wait for the
   // caller itself (an unload drains the models' requests, the caller's BLS
   // requests and ensemble steps among them). A failure is logged.
-  models_->unload(name, unload_dependents, [name](const runtime::status& st) {
+  auto& in_flight = unloads_in_flight::global();
+  const void* server = models_.get();
+  {
+    std::lock_guard<std::mutex> guard{in_flight.mu};
+    in_flight.names[server].insert(name);
+  }
+  models_->unload(name, unload_dependents, [name, server](const runtime::status& st) {
     if (!st)
       CONCH_LOG_WARN << "unload_model('" << name << "') failed: " << st.message();
+    auto& in_flight = unloads_in_flight::global();
+    std::lock_guard<std::mutex> guard{in_flight.mu};
+    auto i = in_flight.names.find(server);
+    if (i == in_flight.names.end())
+      return;
+    if (auto n = i->second.find(name); n != i->second.end())
+      i->second.erase(n);
+    if (i->second.empty())
+      in_flight.names.erase(i);
   });
 }
 
 bool bls_gateway::ready(const std::string& name, int64_t version) const {
-  return models_ && static_cast<bool>(models_->config_of(name, version));
+  if (!models_)
+    return false;
+  {
+    auto& in_flight = unloads_in_flight::global();
+    std::lock_guard<std::mutex> guard{in_flight.mu};
+    auto i = in_flight.names.find(models_.get());
+    if (i != in_flight.names.end() && i->second.count(name) != 0)
+      return false;
+  }
+  return static_cast<bool>(models_->config_of(name, version));
 }
 
 void bind_bls_gateway(py::module_& m) {

@@ -62,10 +62,12 @@ class bls_gateway {
             const std::vector<std::pair<std::string, std::string>>& files);
 
   /// Begins unloading `name` and returns, as Triton's does; a failure is
-  /// logged. pb_utils.unload_model.
+  /// logged. From then until the unload ends, `ready` says false for it, as
+  /// Triton's is_model_ready does at once. pb_utils.unload_model.
   void unload(const std::string& name, bool unload_dependents);
 
-  /// Whether `name` (version -1: any) would take a request now.
+  /// Whether `name` (version -1: any) would take a request now: false while
+  /// an unload_model of it runs.
   bool ready(const std::string& name, int64_t version) const;
 
   /// Which server the calls go to (equal for the models of one server).

@@ -166,8 +166,10 @@ class interpreter_instance final : public rb::backend_instance {
     }
     if (facts_->decoupled)
       return;
+    // A request whose sender the model took is the sender's to answer, also
+    // after execute() returned (it fails if the model lets go of it first).
     for (auto& r : requests)
-      if (!r->rescheduled())
+      if (!r->rescheduled() && !r->sender_taken())
         r->fail_unless_answered("model '" + facts_->name
                                 + "' sent no final response for request '" + r->request().id
                                 + "'");
@@ -237,6 +239,7 @@ std::shared_ptr<const model_facts> facts_of(const rb::model_context& ctx) {
 }
 
 runtime::result<std::unique_ptr<rb::backend_model>> load(const std::string& backend,
+                                                         const std::string& model_file,
                                                          const rb::model_context& ctx) {
   if (!ctx.config)
     return runtime::internal_error("model '" + ctx.name + "': no configuration");
@@ -253,6 +256,8 @@ runtime::result<std::unique_ptr<rb::backend_model>> load(const std::string& back
     d["config_json"] = config_json;
     d["config"] = py::module_::import("json").attr("loads")(config_json);
     d["bls"] = std::make_shared<bls_gateway>(ctx.models, facts);
+    if (!model_file.empty())
+      d["backend_model_file"] = model_file;
     auto made = python_half().attr("load_model")(backend, d);
     runner = py_ref::borrow(made.ptr());
   });
@@ -262,15 +267,15 @@ runtime::result<std::unique_ptr<rb::backend_model>> load(const std::string& back
     std::make_unique<interpreter_model>(std::move(runner), std::move(facts))};
 }
 
-status complete(const std::string& backend, inference::ModelConfig& config,
-                const std::filesystem::path& model_path) {
+status complete(const std::string& backend, const std::string& model_file,
+                inference::ModelConfig& config, const std::filesystem::path& model_path) {
   auto config_json = runtime::model_config::to_json(config);
   std::string completed;
   auto outcome = call_python(
     [&] {
       auto json = py::module_::import("json");
       auto out = python_half().attr("complete_config")(backend, json.attr("loads")(config_json),
-                                                       model_path.string());
+                                                       model_path.string(), model_file);
       completed = json.attr("dumps")(out).cast<std::string>();
     },
     runtime::errc::invalid_argument);
@@ -286,15 +291,31 @@ status complete(const std::string& backend, inference::ModelConfig& config,
 
 } // namespace
 
-rb::backend_entry interpreter_backend(std::string name) {
+rb::backend_entry interpreter_backend(std::string name, std::string model_file) {
   rb::backend_entry entry;
   entry.name = name;
-  entry.factory = [name](const rb::model_context& ctx) { return load(name, ctx); };
-  entry.complete_config = [name](inference::ModelConfig& config,
-                                 const std::filesystem::path& model_path) {
-    return complete(name, config, model_path);
+  entry.factory = [name, model_file](const rb::model_context& ctx) {
+    return load(name, model_file, ctx);
+  };
+  entry.complete_config = [name, model_file](inference::ModelConfig& config,
+                                             const std::filesystem::path& model_path) {
+    return complete(name, model_file, config, model_path);
   };
   return entry;
+}
+
+std::optional<rb::backend_entry> python_based_backend(const std::string& name,
+                                                      const std::filesystem::path& directory) {
+  // The backends that run in this interpreter are never files of the
+  // directory; any other name is a python-based backend when the directory
+  // holds <name>/model.py.
+  if (name == "python" || name == "onnxruntime")
+    return std::nullopt;
+  std::error_code ec;
+  auto file = directory / name / "model.py";
+  if (!std::filesystem::is_regular_file(file, ec))
+    return std::nullopt;
+  return interpreter_backend("python", file.string());
 }
 
 int interrupted_executions_running() noexcept { return interrupted_executions.load(); }
@@ -303,6 +324,7 @@ void register_interpreter_backends() {
   auto& r = rb::registry::global();
   r.add(interpreter_backend("python"));
   r.add(interpreter_backend("onnxruntime"));
+  r.add_directory_resolver(python_based_backend);
 }
 
 } // namespace conch::python::backends

@@ -13,7 +13,11 @@
 namespace conch::python::backends {
 
 /// The registry entry of backend `name`, served by conch._backend.
-runtime::backends::backend_entry interpreter_backend(std::string name);
+/// `model_file`, when given, is the model file every model of the backend
+/// runs (a python-based backend's `<backend directory>/<name>/model.py`)
+/// instead of the model.py of each model's version directory.
+runtime::backends::backend_entry interpreter_backend(std::string name,
+                                                     std::string model_file = {});
 
 /// Adds the `python` and `onnxruntime` backends to the process-wide registry.
 /// Called when the extension is imported.

@@ -19,10 +19,10 @@ class TritonPythonModel:
                 if action == "load":
                     pb_utils.load_model(name)
                 elif action == "unload":
-                    pb_utils.unload_model(name)  # returns once the unload began
-                    result = "unloading"
-                if action != "unload":
-                    result = "ready" if pb_utils.is_model_ready(name) else "not ready"
+                    # Returns once the unload began; the model is not ready
+                    # from then on, as in Triton.
+                    pb_utils.unload_model(name)
+                result = "ready" if pb_utils.is_model_ready(name) else "not ready"
             except pb_utils.TritonModelException as e:
                 result = str(e)
             responses.append(pb_utils.InferenceResponse([pb_utils.Tensor(
