@@ -99,7 +99,7 @@ TEST_F(grpc_repository, unload_and_load_again) {
   EXPECT_FALSE(model_ready("simple"));
 
   req.set_model_name("nope");
-  EXPECT_EQ(load(req).error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(load(req).error_code(), grpc::StatusCode::INTERNAL);
   req.set_model_name("simple");
   req.set_repository_name("other");
   st = load(req);

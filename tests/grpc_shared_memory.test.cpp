@@ -149,7 +149,7 @@ TEST_F(grpc_shared_memory, bad_registrations_are_refused) {
   req.set_byte_size(64);
   inference::SystemSharedMemoryRegisterResponse res;
   auto missing = stub_->SystemSharedMemoryRegister(client_context().get(), req, &res);
-  EXPECT_EQ(missing.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(missing.error_code(), grpc::StatusCode::INTERNAL);
 }
 
 TEST_F(grpc_shared_memory, without_gpus_cuda_regions_are_refused_but_listed_and_unregistered) {

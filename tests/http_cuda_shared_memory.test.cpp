@@ -333,11 +333,12 @@ TEST_F(http_cuda_shared_memory_gated, a_region_in_use_stays_open_until_the_reque
   auto un = call("POST", "/v2/cudasharedmemory/unregister");
   ASSERT_TRUE(un);
   ASSERT_EQ(un->status, 200);
+  // The input was copied to host memory when the request was read, and its
+  // region is gone; the output's stays registered (and listed, as in Triton)
+  // and open for the request.
   auto status = call("GET", "/v2/cudasharedmemory/status");
   ASSERT_TRUE(status);
-  EXPECT_EQ(status->body, "[]");
-  // The input was copied to host memory when the request was read; the
-  // output's region stays open for the request.
+  EXPECT_EQ(status->body, R"([{"name":"out","device_id":0,"byte_size":64}])");
   EXPECT_EQ(memory_->open_handles(), 1);
   gate_->open();
   auto r = c.read_response();
@@ -348,6 +349,9 @@ TEST_F(http_cuda_shared_memory_gated, a_region_in_use_stays_open_until_the_reque
   for (int i = 0; i < 4; ++i)
     EXPECT_EQ(got[i], values[i]) << i;
   EXPECT_TRUE(eventually([&] { return memory_->open_handles() == 0; }));
+  status = call("GET", "/v2/cudasharedmemory/status");
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->body, "[]");
 }
 
 } // namespace

@@ -162,7 +162,7 @@ TEST_F(http_endpoints, unload_and_load) {
   expect("GET", "/v2/models/simple/ready", 200, "");
   auto missing = call("POST", "/v2/repository/models/nope/load");
   ASSERT_TRUE(missing);
-  EXPECT_EQ(missing->status, 404) << missing->body;
+  EXPECT_EQ(missing->status, 500) << missing->body;
   EXPECT_NE(missing->body.find("\"error\":"), std::string::npos);
   expect("POST", "/v2/repository/other/models/simple/load", 501,
          R"({"error":"'repository_name' specification is not supported"})");

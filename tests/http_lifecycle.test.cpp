@@ -91,7 +91,7 @@ TEST_F(http_lifecycle, readiness_counts_only_models_that_exist_and_survives_bad_
     auto r = call("GET", "/v2/health/" + which);
     return r ? r->status : 0;
   };
-  EXPECT_EQ(load("nonexistent"), 404);
+  EXPECT_EQ(load("nonexistent"), 500);  // Triton: "failed to poll from model repository"
   EXPECT_EQ(load("identity_fp32"), 200);
   EXPECT_EQ(health("ready"), 200);
   // A configuration that would start two billion instances is refused, and

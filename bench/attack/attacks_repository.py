@@ -297,14 +297,22 @@ def _written(name: str, roots: list[pathlib.Path]) -> list[str]:
 @attack("file_override_traversal", CLASS_FILES, loads=True)
 def file_overrides(ctx: Context) -> None:
     name = f"conch-attack-{ctx.token()}"
-    keys = [f"file:../../{name}-a", f"file:{ctx.work}/{name}-abs", f"file:1/../../../{name}-b",
+    keys = [f"file:../../{name}-a", f"file:1/../../../{name}-b",
             "file:" + "../" * 24 + f"tmp/{name}-c", f"file:1/../../{name}-d",
-            f"file:/tmp/{name}-e", "file:", "file:1/a\u0000b", "file:.", "file:1/.."]
+            "file:", "file:1/a\u0000b", "file:.", "file:1/.."]
+    # Absolute paths join under the model's folder, as Triton joins them:
+    # loaded (or refused), never written where they point.
+    contained = [f"file:{ctx.work}/{name}-abs", f"file:/tmp/{name}-e"]
     with unloaded_after(ctx, "identity_extra"):
         for key in keys:
             answer, reply = _file_load(ctx, key)
             client_error(answer, f"HTTP override {key[:60]!r}")
             grpc_refused(reply, f"gRPC override {key[:60]!r}")
+        for key in contained:
+            answer, reply = _file_load(ctx, key)
+            client_error(answer, f"HTTP override {key[:60]!r}", also=(200,))
+            grpc_refused(reply, f"gRPC override {key[:60]!r}",
+                         codes=(grpc.StatusCode.OK, grpc.StatusCode.INVALID_ARGUMENT))
     found = _written(name, [pathlib.Path("/tmp"), ctx.work])
     if found:
         raise Fail(f"an override file was written outside its model: {found[0]}")

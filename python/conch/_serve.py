@@ -186,6 +186,11 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                       help="the port; 0 picks a free one (default: 8000)")
     http.add_argument("--http-thread-count", type=int, default=8, metavar="N",
                       help="threads serving HTTP connections (default: 8)")
+    http.add_argument("--http-max-input-size", type=_positive, default=64 * 1024 * 1024,
+                      metavar="BYTES",
+                      help="the largest request body, before and after decompression, on the "
+                           "HTTP frontends (KServe, SageMaker, Vertex AI); larger ones get 400 "
+                           "(default: 67108864, 64 MiB)")
     http.add_argument("--http-header-forward-pattern", default="", metavar="REGEX",
                       help="request headers whose names match (RE2, anywhere in the name, "
                            "any case) become inference request parameters (default: none)")
@@ -474,6 +479,7 @@ def _start_frontends(server: Server, args: argparse.Namespace) -> list:
             restricted_features=http_restrictions(args),
             allow_client_shm=args.allow_client_shm,
             header_forward_pattern=args.http_header_forward_pattern,
+            max_input_size=args.http_max_input_size,
             max_header_size=args.http_max_header_size, **_policy(args)))
         http.start()
         frontends.append(http)
@@ -512,6 +518,7 @@ def _start_frontends(server: Server, args: argparse.Namespace) -> list:
 
         options = SageMaker.Options(address=args.sagemaker_address, port=args.sagemaker_port,
                                     thread_count=args.sagemaker_thread_count,
+                                    max_input_size=args.http_max_input_size,
                                     restricted_features=http_restrictions(args),
                                     allow_client_shm=args.allow_client_shm, **_policy(args))
         if _multi_model() and "SAGEMAKER_TRITON_PING_MODE" not in os.environ:
@@ -529,6 +536,7 @@ def _start_frontends(server: Server, args: argparse.Namespace) -> list:
             address=args.vertex_ai_address, port=args.vertex_ai_port,
             thread_count=args.vertex_ai_thread_count,
             default_model=args.vertex_ai_default_model,
+            max_input_size=args.http_max_input_size,
             restricted_features=http_restrictions(args),
             allow_client_shm=args.allow_client_shm, **_policy(args)))
         vertex.start()

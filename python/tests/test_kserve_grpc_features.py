@@ -119,7 +119,10 @@ def test_load_with_config_and_file_overrides(client: grpcclient.InferenceServerC
     assert client.get_model_metadata("spare", as_json=True)["inputs"][0]["shape"] == ["-1"]
     with pytest.raises(InferenceServerException) as error:
         client.load_model("no_such_model")
-    assert error.value.status() == "StatusCode.NOT_FOUND"
+    # Triton's INTERNAL (upstream's lifecycle_test checks the text).
+    assert error.value.status() == "StatusCode.INTERNAL"
+    assert "failed to load 'no_such_model', failed to poll from model repository" \
+        in error.value.message()
 
 
 # -- shared memory ----------------------------------------------------------------------

@@ -55,7 +55,7 @@ def test_register_lists_the_models_unloaded_under_their_mapped_names(
 def test_a_mapped_model_loads_and_infers_by_its_mapped_name(repositories, server) -> None:
     _, extra = repositories
     server.register_model_repository(str(extra), name_mapping={"dir_b": "b"})
-    with pytest.raises(conch.NotFoundError):
+    with pytest.raises(conch.InternalError, match="failed to poll from model repository"):
         server.load("dir_b")
     model = server.load("b")
     assert model.ready()
@@ -81,10 +81,10 @@ def test_unregister_removes_the_models_but_loaded_ones_keep_serving(
     assert names(server) == {"a", "b"}
     assert model.ready()
     assert infer_one(model, 5) == [5]
-    with pytest.raises(conch.NotFoundError):
+    with pytest.raises(conch.InternalError, match="failed to poll from model repository"):
         server.load("c")
     server.unload("b", wait_until_unloaded=True, timeout=30)
-    with pytest.raises(conch.NotFoundError):
+    with pytest.raises(conch.InternalError, match="failed to poll from model repository"):
         server.load("b")
 
 

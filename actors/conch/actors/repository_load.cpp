@@ -187,7 +187,14 @@ void repository_actor::start_load(const std::string& name, const prepared_load& 
     // A name with no model behind it leaves nothing that the index lists or
     // that readiness waits for (Triton's "failed to poll" leaves no state).
     if (prepared.location.path.empty()) {
-      CONCH_LOG_ERROR << prepared.error.message();
+      const auto& why = prepared.error.message();
+      constexpr std::string_view no_model = "failed to poll from model repository";
+      CONCH_LOG_ERROR << why;
+      // Triton's reason, which its tests look for in the log.
+      if (why.size() >= no_model.size()
+          && why.compare(why.size() - no_model.size(), no_model.size(), no_model) == 0)
+        CONCH_LOG_ERROR << "failed to poll model '" << name
+                        << "': model not found in any model repository.";
       return done(prepared.error);
     }
     return fail_load(name, prepared.error, done);

@@ -39,14 +39,19 @@ runtime::result<repo::model_location> locate(const std::vector<repo::repository_
     override_dir = *dir;
     return repo::model_location{name, dir->parent_path(), *dir};
   }
+  // Triton polls the repository's parent for these, which holds no version
+  // directories; Conch never looks there, and answers as Triton does.
+  if (name == "." || name == "..")
+    return runtime::invalid_argument("load failed for model '" + name
+                                     + "': at least one version must be available under the "
+                                       "version policy of model '" + name + "'");
   auto found = repo::find_all(roots, name);
   if (found.size() > 1)
     return runtime::invalid_argument("failed to load '" + name + "', model '" + name
                                      + "' appears in multiple repositories");
   if (found.empty())
-    return runtime::not_found("failed to load '" + name
-                              + "', no version is available: no model directory named '" + name
-                              + "' in the model repository");
+    return runtime::internal_error("failed to load '" + name
+                                   + "', failed to poll from model repository");
   return std::move(found.front());
 }
 
@@ -73,7 +78,8 @@ prepared_load prepare(const load_request& request) {
   auto config = repo::load_model_config(*location, request.options, config_json);
   if (!config)
     return fail(std::move(out), config.error().with_prefix(prefix));
-  auto backend = runtime::backends::registry::global().resolve(*config);
+  auto backend =
+    runtime::backends::registry::global().resolve(*config, request.options.backend_directory);
   if (!backend)
     return fail(std::move(out), backend.error().with_prefix(prefix));
   auto labels = repo::load_output_labels(*config, location->path);

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <iterator>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace conch::runtime {
@@ -35,6 +37,23 @@ std::optional<std::string_view> repeated_name(const Range& items, NameOf name_of
   if (twice == names.end())
     return std::nullopt;
   return *twice;
+}
+
+/// Erases every item of `items` (a vector) whose name an earlier item has,
+/// keeping the order of the rest: Triton takes an output requested twice
+/// as requested once, with the first request's settings. Linear in the
+/// items; does nothing (and allocates nothing) when no name repeats.
+template <class Vector, class NameOf>
+void keep_first_of_each_name(Vector& items, NameOf name_of) {
+  if (!repeated_name(items, name_of))
+    return;
+  std::unordered_set<std::string> seen;
+  seen.reserve(items.size());
+  items.erase(std::remove_if(items.begin(), items.end(),
+                             [&](const auto& item) {
+                               return !seen.emplace(std::string{name_of(item)}).second;
+                             }),
+              items.end());
 }
 
 } // namespace conch::runtime

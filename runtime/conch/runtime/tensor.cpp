@@ -41,27 +41,34 @@ int64_t tensor::expected_byte_size() const noexcept {
   return n * size;
 }
 
-status tensor::validate_data() const {
+status tensor::validate_data(std::string_view model) const {
   auto n = element_count(shape);
   if (n < 0)
     return invalid_argument("input '" + name + "' has an invalid shape " + shape_string(shape));
+  const std::string for_model =
+    model.empty() ? std::string{} : " for model '" + std::string{model} + "'";
   if (type == data_type::bytes) {
     if (!data.host_accessible())
       return status::ok(); // cannot inspect device memory; the backend checks
     auto count = count_bytes_elements(data.data(), data.size());
     if (!count)
       return count.error().with_prefix("input '" + name + "': ");
-    if (static_cast<int64_t>(*count) != n)
-      return invalid_argument("input '" + name + "' holds " + std::to_string(*count)
-                              + " BYTES elements but its shape " + shape_string(shape)
-                              + " implies " + std::to_string(n));
+    const auto got = static_cast<int64_t>(*count);
+    if (got < n)
+      return invalid_argument("expected " + std::to_string(n)
+                              + " string elements for inference input '" + name + "'"
+                              + for_model + ", got " + std::to_string(got));
+    if (got > n)
+      return invalid_argument("unexpected number of string elements " + std::to_string(got)
+                              + " for inference input '" + name + "'" + for_model
+                              + ", expecting " + std::to_string(n));
     return status::ok();
   }
   auto expected = expected_byte_size();
   if (expected < 0 || static_cast<uint64_t>(expected) != data.size())
-    return invalid_argument("input byte size mismatch for input '" + name + "', expected "
-                            + std::to_string(expected) + " bytes, got "
-                            + std::to_string(data.size()) + " bytes");
+    return invalid_argument("input byte size mismatch for input '" + name + "'" + for_model
+                            + ". Expected " + std::to_string(expected) + ", got "
+                            + std::to_string(data.size()));
   return status::ok();
 }
 

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "conch/runtime/buffer.hpp"
@@ -34,8 +35,9 @@ struct tensor {
 
   /// Checks that the buffer's size agrees with the type and the shape (for
   /// BYTES: that the data holds exactly element_count length-prefixed
-  /// elements). The message names the tensor.
-  status validate_data() const;
+  /// elements). The message is Triton's; it names the tensor, and `model`
+  /// when given ("... for model 'm'").
+  status validate_data(std::string_view model = {}) const;
 };
 
 } // namespace conch::runtime

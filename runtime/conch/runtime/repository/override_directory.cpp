@@ -35,15 +35,19 @@ result<fs::path> relative_file_path(const std::string& model_name, const std::st
   if (key.compare(0, file_prefix.size(), file_prefix) != 0)
     return invalid_argument("Unrecognized load parameter '" + key
                             + "': model files must be given as 'file:<version>/<path>'");
-  const auto text = key.substr(file_prefix.size());
+  // As Triton joins it: under the model directory, leading slashes and all
+  // ("file:/1/model.py" is "1/model.py").
+  auto text = key.substr(file_prefix.size());
+  text.erase(0, text.find_first_not_of('/'));
   fs::path rel(text);
   if (rel.empty() || rel.has_root_path() || text.find('\0') != std::string::npos)
     return invalid_argument("Invalid file parameter '" + key + "': the path must be relative");
   size_t components = 0;
   for (const auto& part : rel) {
     if (part == "..")
-      return invalid_argument("Invalid file parameter '" + key
-                              + "': the path must stay within the model directory");
+      return invalid_argument("Invalid file parameter '" + key + "' with normalized path '"
+                              + rel.lexically_normal().string()
+                              + "' must stay within model directory.");
     // The file system could not hold it: an I/O failure, as in Triton.
     if (part.native().size() > NAME_MAX)
       return poll_failure(model_name, "Invalid file path '" + key + "': a path component is "

@@ -46,6 +46,18 @@ TEST_F(override_directory_test, writes_config_text_and_file_bytes) {
   EXPECT_NE(text.find("max_batch_size: 4"), std::string::npos) << text;
 }
 
+TEST_F(override_directory_test, leading_slashes_join_under_the_model_folder) {
+  auto r = write_override_directory(tmp_.path(), "m", config_json,
+                                    {{"file:/1/model.py", "a"}, {"file:///2/x/b.txt", "b"}});
+  ASSERT_TRUE(r.has_value()) << r.error().to_string();
+  EXPECT_EQ(test_support::read_bytes(*r / "1" / "model.py"), "a");
+  EXPECT_EQ(test_support::read_bytes(*r / "2" / "x" / "b.txt"), "b");
+  auto escape = write_override_directory(tmp_.path(), "m", config_json, {{"file:/../1/x", "c"}});
+  ASSERT_FALSE(escape.has_value());
+  EXPECT_EQ(escape.error().message(), "Invalid file parameter 'file:/../1/x' with normalized "
+                                      "path '../1/x' must stay within model directory.");
+}
+
 TEST_F(override_directory_test, each_call_gets_a_fresh_directory) {
   auto a = write_override_directory(tmp_.path(), "m", config_json, {});
   auto b = write_override_directory(tmp_.path(), "m", config_json, {});
@@ -59,7 +71,7 @@ TEST_F(override_directory_test, rejects_bad_file_keys) {
   expect_rejected("nofileprefix");
   expect_rejected("file:../x");
   expect_rejected("file:1/../../x");
-  expect_rejected("file:/abs");
+  expect_rejected("file:/abs");  // "abs": no version folder
   expect_rejected("file:model.py");
   expect_rejected("file:1/");
   expect_rejected("file:");
@@ -122,10 +134,11 @@ class scoped_umask {
 TEST_F(override_directory_test, a_component_longer_than_name_max_is_a_poll_failure) {
   // Traversal is still refused first, as INVALID_ARG.
   expect_rejected("file:../" + std::string(300, 'A'));
-  expect_rejected("file:/" + std::string(300, 'A'));
-  // Triton fails to write such a file and reports the poll as failed.
+  // Triton fails to write such a file and reports the poll as failed (a
+  // leading slash joins under the model's folder, as Triton joins it).
   for (const auto& key : {"file:" + std::string(256, 'A'), "file:1/" + std::string(256, 'A'),
-                          "file:" + std::string(256, 'A') + "/model.py"}) {
+                          "file:" + std::string(256, 'A') + "/model.py",
+                          "file:/" + std::string(300, 'A')}) {
     auto r = write_override_directory(tmp_.path() / "base", "m", config_json, {{key, "a"}});
     ASSERT_FALSE(r.has_value());
     EXPECT_EQ(r.error().code(), errc::internal);

@@ -70,7 +70,7 @@ status check_input(const tensor& t, const inference::ModelInput& in,
     return invalid_argument("unexpected shape for input " + quoted(t.name) + " for model "
                             + quoted(model) + ". Expected " + dims_string(dims, batched)
                             + ", got " + shape_string(t.shape));
-  return t.validate_data();
+  return t.validate_data(model);
 }
 
 } // namespace

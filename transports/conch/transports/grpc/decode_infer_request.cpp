@@ -131,10 +131,12 @@ runtime::result<decoded_infer> decode_infer_request(inference::ModelInferRequest
     return protocol::repeated_input(*twice);
   for (const auto& o : m.outputs())
     CONCH_RUNTIME_RETURN_IF_ERROR(decode_output(o, out));
-  if (auto twice = runtime::repeated_name(m.outputs(), [](const auto& o) -> const std::string& {
-        return o.name();
-      }))
-    return protocol::repeated_output(*twice);
+  // An output named twice is requested once, with its first settings, as
+  // Triton takes it.
+  runtime::keep_first_of_each_name(out.outputs,
+                                   [](const auto& o) -> const std::string& { return o.name; });
+  runtime::keep_first_of_each_name(out.request.requested_outputs,
+                                   [](const std::string& n) -> const std::string& { return n; });
   return out;
 }
 

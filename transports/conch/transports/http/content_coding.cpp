@@ -53,8 +53,9 @@ runtime::result<runtime::buffer> decode_body(content_coding coding, const runtim
     if (room < max_size)
       return runtime::unavailable("the decompressed request body does not fit in the bytes left to "
                                   "requests in flight");
-    return runtime::invalid_argument("decompressed request body exceeds the maximum input size of "
-                                     + std::to_string(max_size) + " bytes");
+    return runtime::invalid_argument("Decompressed request size exceeds the maximum allowed value "
+                                     "of " + std::to_string(max_size)
+                                     + " bytes. Use --http-max-input-size to increase the limit.");
   };
   std::string out;
   int rc = Z_OK;

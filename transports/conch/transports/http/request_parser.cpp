@@ -145,15 +145,23 @@ int request_parser::on_headers_complete(llhttp_t* p) {
   return 0;
 }
 
+// Triton's words for a body past the limit: a JSON body (one without the
+// binary extension's header) is "Request JSON size of ...".
+std::string request_parser::too_large(std::optional<uint64_t> length) const {
+  const bool json = req_->headers.find("Inference-Header-Content-Length") == nullptr;
+  std::string text = json ? "Request JSON size" : "Request size";
+  if (length)
+    text += " of " + std::to_string(*length) + " bytes";
+  return text + " exceeds the maximum allowed value of " + std::to_string(limits_.max_body_size)
+         + " bytes. Use --http-max-input-size to increase the limit.";
+}
+
 int request_parser::start_body() {
   if ((parser_.flags & F_CONTENT_LENGTH) == 0 || (parser_.flags & F_CHUNKED) != 0)
     return 0;
   auto length = parser_.content_length;
   if (length > limits_.max_body_size)
-    return fail(400, "request body of " + std::to_string(length)
-                         + " bytes exceeds the maximum input size of "
-                         + std::to_string(limits_.max_body_size) + " bytes",
-                runtime::statistics::request_refusal::body_size);
+    return fail(400, too_large(length), runtime::statistics::request_refusal::body_size);
   announced_ = static_cast<size_t>(length);
   return 0;
 }
@@ -165,8 +173,7 @@ int request_parser::on_chunk_header(llhttp_t* p) {
   auto& self_ = self(p);
   auto size = p->content_length;
   if (size > self_.limits_.max_body_size - std::min(self_.body_.size(), self_.limits_.max_body_size))
-    return self_.fail(400, "request body exceeds the maximum input size of "
-                             + std::to_string(self_.limits_.max_body_size) + " bytes",
+    return self_.fail(400, self_.too_large(std::nullopt),
                       runtime::statistics::request_refusal::body_size);
   return 0;
 }
@@ -178,9 +185,7 @@ int request_parser::on_chunk_header(llhttp_t* p) {
 int request_parser::grow_body(size_t size) {
   auto needed = body_.size() + size;
   if (needed > limits_.max_body_size)
-    return fail(400, "request body exceeds the maximum input size of "
-                         + std::to_string(limits_.max_body_size) + " bytes",
-                runtime::statistics::request_refusal::body_size);
+    return fail(400, too_large(std::nullopt), runtime::statistics::request_refusal::body_size);
   if (needed <= body_.capacity())
     return 0;
   auto capacity = std::max(needed, body_.capacity() * 2);

@@ -98,6 +98,8 @@ class request_parser {
            std::optional<runtime::statistics::request_refusal> refusal = std::nullopt);
   bool count_head_bytes(size_t size);
   int start_body();
+  // The 400 text of a body past max_body_size (of `length` bytes when known).
+  std::string too_large(std::optional<uint64_t> length) const;
   int grow_body(size_t size);
 
   parser_events& events_;

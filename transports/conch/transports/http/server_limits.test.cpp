@@ -74,7 +74,7 @@ TEST_F(server_limits, body_at_the_limit_is_accepted) {
 TEST_F(server_limits, content_length_over_the_limit_is_400_and_closes) {
   raw_client client{port()};
   auto resp = exchange(client, make_request("POST", "/echo", std::string(4 * limit, 'x')), 400);
-  EXPECT_EQ(resp.body, R"({"error":"request body of 4096 bytes exceeds the maximum input size of 1024 bytes"})");
+  EXPECT_EQ(resp.body, R"({"error":"Request JSON size of 4096 bytes exceeds the maximum allowed value of 1024 bytes. Use --http-max-input-size to increase the limit."})");
   EXPECT_EQ(test::field(resp, "Connection"), "close");
   EXPECT_TRUE(client.wait_closed());
 }
@@ -83,7 +83,7 @@ TEST_F(server_limits, expect_continue_over_the_limit_is_400_without_100) {
   raw_client client{port()};
   auto resp = exchange(client, "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5000\r\n"
                                "Expect: 100-continue\r\n\r\n", 400);
-  EXPECT_NE(resp.body.find("exceeds the maximum input size"), std::string::npos);
+  EXPECT_NE(resp.body.find("exceeds the maximum allowed value"), std::string::npos);
   EXPECT_TRUE(client.wait_closed());
 }
 
@@ -95,7 +95,7 @@ TEST_F(server_limits, chunked_body_over_the_limit_is_400_and_closes) {
     bytes += "258\r\n" + chunk + "\r\n";
   bytes += "0\r\n\r\n";
   auto resp = exchange(client, bytes, 400);
-  EXPECT_EQ(resp.body, R"({"error":"request body exceeds the maximum input size of 1024 bytes"})");
+  EXPECT_EQ(resp.body, R"({"error":"Request JSON size exceeds the maximum allowed value of 1024 bytes. Use --http-max-input-size to increase the limit."})");
   EXPECT_TRUE(client.wait_closed());
 }
 
@@ -106,7 +106,7 @@ TEST_F(server_limits, a_chunk_larger_than_the_limit_is_400_before_its_bytes) {
                        "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
                        "8000000000000000\r\n",
                        400);
-  EXPECT_EQ(resp.body, R"({"error":"request body exceeds the maximum input size of 1024 bytes"})");
+  EXPECT_EQ(resp.body, R"({"error":"Request JSON size exceeds the maximum allowed value of 1024 bytes. Use --http-max-input-size to increase the limit."})");
   EXPECT_TRUE(client.wait_closed());
 }
 
@@ -142,7 +142,7 @@ TEST_F(server_limits, decompressed_size_over_the_limit_is_400) {
   raw_client client{port()};
   auto resp = exchange(client, make_request("POST", "/echo", zlib_encode(std::string(8 * limit, 0), 31),
                                             "Content-Encoding: gzip\r\n"), 400);
-  EXPECT_EQ(resp.body, R"({"error":"decompressed request body exceeds the maximum input size of 1024 bytes"})");
+  EXPECT_EQ(resp.body, R"({"error":"Decompressed request size exceeds the maximum allowed value of 1024 bytes. Use --http-max-input-size to increase the limit."})");
 }
 
 TEST_F(server_limits, corrupt_gzip_is_400) {

@@ -268,7 +268,7 @@ TEST_F(server_policy, a_body_larger_than_the_whole_budget_is_too_large_not_busy)
   auto resp = client.read_response();
   ASSERT_TRUE(resp.has_value());
   EXPECT_EQ(resp->status, 400);
-  EXPECT_EQ(resp->body, R"({"error":"request body of 1001 bytes exceeds the maximum input size of 1000 bytes"})");
+  EXPECT_EQ(resp->body, R"({"error":"Request JSON size of 1001 bytes exceeds the maximum allowed value of 1000 bytes. Use --http-max-input-size to increase the limit."})");
   EXPECT_EQ(s->stats()->refused_requests(request_refusal::body_size), 1);
 }
 

@@ -34,9 +34,4 @@ runtime::status repeated_input(std::string_view name) {
   return runtime::invalid_argument("input '" + std::string{name} + "' already exists in request");
 }
 
-runtime::status repeated_output(std::string_view name) {
-  return runtime::invalid_argument("output '" + std::string{name}
-                                   + "' is requested more than once");
-}
-
 } // namespace conch::transports::protocol

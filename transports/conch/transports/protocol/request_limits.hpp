@@ -35,7 +35,4 @@ runtime::status check_parameter_count(std::string_view owner, size_t count);
 /// invalid_argument "input '<name>' already exists in request" (Triton's text).
 runtime::status repeated_input(std::string_view name);
 
-/// invalid_argument "output '<name>' is requested more than once".
-runtime::status repeated_output(std::string_view name);
-
 } // namespace conch::transports::protocol

@@ -20,10 +20,11 @@ namespace conch::transports::shm {
 /// CUDA, by name (spec §1.16); one registry serves all the server's
 /// frontends, and the two kinds share one namespace. Requests resolve their
 /// shared-memory tensors through it to buffers that alias the region's bytes
-/// and keep the region alive, so a region unregistered while in use is
-/// unmapped (or its CUDA handle closed) once the last request using it is
-/// done. Thread-safe: lookups share a lock, changes take it alone, and
-/// nothing blocks while holding it beyond a map operation.
+/// and keep the region alive. As in Triton, a region unregistered while
+/// requests use it stays registered (listed, its name taken, usable) until
+/// the last of them is done; it is then dropped, and unmapped (or its CUDA
+/// handle closed). Thread-safe: lookups share a lock, changes take it alone,
+/// and nothing blocks while holding it beyond a map operation.
 class region_registry {
  public:
   using region_ptr = std::shared_ptr<const system_region>;
@@ -47,7 +48,8 @@ class region_registry {
                                   uint64_t byte_size);
 
   /// Removes system region `name` (an unknown name is not an error), or
-  /// every system region when `name` is empty.
+  /// every system region when `name` is empty; one that requests use is
+  /// removed when the last of them is done.
   void unregister_system(const std::string& name);
 
   /// Opens the CUDA IPC handle `raw_handle` of GPU `device_id` and registers
@@ -58,7 +60,8 @@ class region_registry {
                                 uint64_t byte_size);
 
   /// Removes CUDA region `name` (an unknown name is not an error), or every
-  /// CUDA region when `name` is empty.
+  /// CUDA region when `name` is empty; one that requests use is removed when
+  /// the last of them is done.
   void unregister_cuda(const std::string& name);
 
   // -- lookups ---------------------------------------------------------------
@@ -94,13 +97,10 @@ class region_registry {
   }
 
  private:
-  // True when a region of either kind is called `name`. Requires the lock.
-  bool taken(const std::string& name) const;
+  struct state; // the regions, shared with the buffers that use them
 
   const std::shared_ptr<runtime::device_memory> memory_;
-  mutable std::shared_mutex mutex_;
-  std::map<std::string, region_ptr> system_;     // guarded by mutex_
-  std::map<std::string, cuda_region_ptr> cuda_;  // guarded by mutex_
+  const std::shared_ptr<state> state_;
 };
 
 } // namespace conch::transports::shm

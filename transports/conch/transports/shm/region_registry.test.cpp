@@ -66,7 +66,7 @@ TEST(region_registry, refuses_duplicates_unknown_keys_and_bad_ranges) {
   EXPECT_EQ(dup.code(), runtime::errc::already_exists);
   EXPECT_EQ(dup.message(), "shared memory region 'a' already in manager");
   auto missing = r.register_system("m", "/conch_no_such_object", 0, 16);
-  EXPECT_EQ(missing.code(), runtime::errc::invalid_argument);
+  EXPECT_EQ(missing.code(), runtime::errc::internal);
   EXPECT_EQ(missing.message(), "Unable to open shared memory region: '/conch_no_such_object'");
   EXPECT_EQ(r.register_system("big", a.key(), 0, 4097).code(), runtime::errc::invalid_argument);
   EXPECT_EQ(r.register_system("far", a.key(), 5000, 1).code(), runtime::errc::invalid_argument);
@@ -237,9 +237,10 @@ TEST(region_registry, keeps_a_cuda_region_in_use_open_after_unregister) {
   auto b = r.resolve("g", 0, 64);
   ASSERT_TRUE(b);
   r.unregister_cuda("");
-  EXPECT_EQ(r.size(), 0u);
+  EXPECT_EQ(r.size(), 1u);  // registered until its request is done, as in Triton
   EXPECT_EQ(memory->open_handles(), 1);
   *b = runtime::buffer{};
+  EXPECT_EQ(r.size(), 0u);
   EXPECT_EQ(memory->open_handles(), 0);
 }
 
@@ -249,6 +250,52 @@ TEST(region_registry, uses_the_process_provider_by_default) {
   region_registry r;
   EXPECT_EQ(r.device_memory(), memory);
   EXPECT_TRUE(r.register_cuda("g", memory->export_allocation(64), 0, 64));
+}
+
+TEST(region_registry, keys_follow_tritons_rules) {
+  region_registry r;
+  for (std::string key : {"triton_python_backend_shm_region_x", "/triton_python_backend_shm_region_x",
+                          "///triton_python_backend_shm_region__my_key"}) {
+    auto st = r.register_system("mine", key, 0, 16);
+    EXPECT_EQ(st.code(), runtime::errc::invalid_argument) << key;
+    EXPECT_EQ(st.message(), "cannot register shared memory region 'mine' with key '" + key
+                              + "' as the key contains the reserved prefix "
+                                "'triton_python_backend_shm_region_'");
+  }
+  for (std::string key : {"", "/", "///"}) {
+    auto st = r.register_system("mine", key, 0, 16);
+    EXPECT_EQ(st.code(), runtime::errc::invalid_argument) << key;
+    EXPECT_NE(st.message().find("as the key names no shared memory object"), std::string::npos);
+  }
+  shm_object a{64};
+  auto beyond = r.register_system("far", a.key(), 60, 8);
+  EXPECT_EQ(beyond.code(), runtime::errc::invalid_argument);
+  EXPECT_EQ(beyond.message().rfind("failed to register shared memory region 'far': invalid args", 0),
+            0u);
+}
+
+TEST(region_registry, a_region_in_use_stays_registered_until_its_requests_end) {
+  shm_object a{4096};
+  region_registry r;
+  ASSERT_TRUE(r.register_system("a", a.key(), 0, 64));
+  ASSERT_TRUE(r.register_system("b", a.key(), 64, 64));
+  auto held = r.resolve("a", 0, 16);  // a request's input
+  ASSERT_TRUE(held);
+  r.unregister_system("");
+  // As in Triton: listed, named and usable while the request holds it.
+  auto listed = r.system_status("");
+  ASSERT_TRUE(listed);
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ(listed->front()->name(), "a");
+  listed->clear();
+  EXPECT_EQ(r.register_system("a", a.key(), 0, 64).code(), runtime::errc::already_exists);
+  EXPECT_TRUE(r.resolve("a", 0, 16));
+  EXPECT_EQ(r.system_status("b").error().code(), runtime::errc::not_found);
+  *held = runtime::buffer{};  // the request ends
+  EXPECT_EQ(r.system_status("a").error().message(),
+            "Unable to find system shared memory region: 'a'");
+  EXPECT_TRUE(r.register_system("a", a.key(), 0, 64));
+  EXPECT_EQ(r.size(), 1u);
 }
 
 } // namespace

@@ -48,12 +48,25 @@ runtime::status system_region::check_intact() const {
 
 runtime::result<std::shared_ptr<const system_region>>
 system_region::map(std::string name, std::string key, uint64_t offset, uint64_t byte_size) {
+  // Triton's key rules: the python backend's regions are not a client's to
+  // map, however many slashes lead the key, and a key must name an object.
+  constexpr std::string_view reserved_prefix = "triton_python_backend_shm_region_";
+  const auto first = key.find_first_not_of('/');
+  if (first == std::string::npos)
+    return runtime::invalid_argument("cannot register shared memory region '" + name
+                                     + "' with key '" + key
+                                     + "' as the key names no shared memory object");
+  if (std::string_view{key}.substr(first).rfind(reserved_prefix, 0) == 0)
+    return runtime::invalid_argument("cannot register shared memory region '" + name
+                                     + "' with key '" + key
+                                     + "' as the key contains the reserved prefix '"
+                                     + std::string{reserved_prefix} + "'");
   if (byte_size == 0)
     return runtime::invalid_argument("shared memory region '" + name
                                      + "': byte_size must be greater than 0");
   fd_guard fd{::shm_open(key.c_str(), O_RDWR, 0)};
   if (fd.fd < 0)
-    return runtime::invalid_argument("Unable to open shared memory region: '" + key + "'");
+    return runtime::internal_error("Unable to open shared memory region: '" + key + "'");
   struct stat st{};
   if (::fstat(fd.fd, &st) != 0)
     return runtime::internal_error("Unable to query shared memory region '" + key
@@ -63,7 +76,7 @@ system_region::map(std::string name, std::string key, uint64_t offset, uint64_t 
   auto object_size = static_cast<uint64_t>(st.st_size);
   if (offset > object_size || byte_size > object_size - offset)
     return runtime::invalid_argument(
-      "Invalid offset + byte size for shared memory region: '" + name + "' (offset "
+      "failed to register shared memory region '" + name + "': invalid args (offset "
       + std::to_string(offset) + ", byte_size " + std::to_string(byte_size) + ", but '" + key
       + "' holds " + std::to_string(object_size) + " bytes)");
   auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));

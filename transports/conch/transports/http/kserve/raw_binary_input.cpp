@@ -19,8 +19,10 @@ runtime::status refuse(const inference::ModelConfig& config, const std::string& 
 runtime::status complete_raw_input(const inference::ModelConfig& config,
                                    codec::decoded_infer& decoded) {
   if (config.input_size() != 1 || decoded.request.inputs.size() != 1)
-    return refuse(config, "the model must have exactly one input, it has "
-                            + std::to_string(config.input_size()));
+    return runtime::invalid_argument(
+      "Raw request must only have 1 input (found " + std::to_string(decoded.request.inputs.size())
+      + ") to be deduced but got " + std::to_string(config.input_size()) + " inputs in '"
+      + config.name() + "' model configuration");
   const auto& input = config.input(0);
   auto type = runtime::parse_config_type(inference::DataType_Name(input.data_type()));
   if (!type)

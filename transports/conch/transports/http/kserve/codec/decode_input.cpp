@@ -66,10 +66,10 @@ status read_binary(const rapidjson::Value& params, binary_section& binary, std::
   if (!bytes)
     return bytes.error();
   t.data = std::move(*bytes);
-  return t.validate_data();
+  return t.validate_data(model);
 }
 
-status read_data(const rapidjson::Value& input, runtime::tensor& t) {
+status read_data(const rapidjson::Value& input, std::string_view model, runtime::tensor& t) {
   auto count = runtime::element_count(t.shape);
   if (count == 0)
     return status::ok(); // an empty tensor needs no data, whatever 'data' holds
@@ -77,7 +77,7 @@ status read_data(const rapidjson::Value& input, runtime::tensor& t) {
   if (!bytes)
     return bytes.error();
   t.data = std::move(*bytes);
-  return status::ok();
+  return t.type == runtime::data_type::bytes ? t.validate_data(model) : status::ok();
 }
 
 } // namespace
@@ -109,7 +109,7 @@ status decode_input(const rapidjson::Value& input, binary_section& binary, std::
     CONCH_RUNTIME_RETURN_IF_ERROR(read_shared_memory(*params, shm.ref));
     out.shared_memory_inputs.push_back(std::move(shm));
   } else {
-    CONCH_RUNTIME_RETURN_IF_ERROR(read_data(input, t));
+    CONCH_RUNTIME_RETURN_IF_ERROR(read_data(input, model, t));
   }
   out.request.inputs.push_back(std::move(t));
   return status::ok();

@@ -64,9 +64,13 @@ status decode_outputs(const rapidjson::Value& outputs, decoded_infer& out) {
   CONCH_RUNTIME_RETURN_IF_ERROR(protocol::check_output_count(outputs.Size()));
   for (const auto& o : outputs.GetArray())
     CONCH_RUNTIME_RETURN_IF_ERROR(decode_output(o, out));
-  auto twice = runtime::repeated_name(
+  // An output named twice is requested once, with its first settings, as
+  // Triton takes it.
+  runtime::keep_first_of_each_name(
     out.outputs, [](const output_encoding& o) -> const std::string& { return o.name; });
-  return twice ? protocol::repeated_output(*twice) : status::ok();
+  runtime::keep_first_of_each_name(out.request.requested_outputs,
+                                   [](const std::string& n) -> const std::string& { return n; });
+  return status::ok();
 }
 
 } // namespace conch::transports::http::kserve::codec

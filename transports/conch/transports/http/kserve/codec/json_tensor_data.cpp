@@ -133,8 +133,13 @@ runtime::result<runtime::buffer> read_json_tensor_data(const rapidjson::Value& d
     return parse_error("data", "expected an array");
   elements items;
   CONCH_RUNTIME_RETURN_IF_ERROR(flatten(data, 1, items));
-  if (element_count < 0 || items.size() != static_cast<uint64_t>(element_count))
-    return runtime::internal_error("Failed to parse 'data' field: shape does not match true shape");
+  // BYTES elements are counted against the shape by the request's
+  // validation, with the core's text, as Triton counts them; any other type
+  // must fill the shape exactly.
+  if (element_count < 0
+      || (type != data_type::bytes && items.size() != static_cast<uint64_t>(element_count)))
+    return runtime::internal_error(
+      "Unable to parse 'data': Shape does not match true shape of 'data' field");
   return convert(items, type, input_name);
 }
 

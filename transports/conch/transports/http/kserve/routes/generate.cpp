@@ -2,6 +2,7 @@
 #include <optional>
 #include <string>
 
+#include "conch/runtime/validation/validate_request.hpp"
 #include "conch/transports/http/kserve/call_trace.hpp"
 #include "conch/transports/http/kserve/codec/encode_error.hpp"
 #include "conch/transports/http/kserve/generate/decode_generate_request.hpp"
@@ -64,8 +65,10 @@ struct pending_generate {
   }
 };
 
-// /generate_stream: each response as a server-sent event. The status is
-// the first response's: an error before any event is a plain error reply.
+// /generate_stream: each response as a server-sent event, errors too
+// (data: {"error":"..."}), as Triton streams them. The status is the first
+// response's: 200, or the error's when the model's first answer is one.
+// (A request refused before it reaches the model gets a plain JSON error.)
 struct pending_stream {
   responder res;
   admission::ticket ticket;
@@ -73,10 +76,10 @@ struct pending_stream {
   bool started = false;
   bool done = false;
 
-  void start() {
+  void start(int status = 200) {
     if (started)
       return;
-    response head{200};
+    response head{status};
     head.headers.set("Content-Type", "text/event-stream; charset=utf-8");
     res.begin_stream(std::move(head));
     started = true;
@@ -92,13 +95,7 @@ struct pending_stream {
 
   void fail(const runtime::status& error) {
     stamp_send_start(trace);
-    if (!started) {
-      res.send(codec::encode_error(error));
-      ticket.reset();
-      done = true;
-      stamp_send_end(trace);
-      return;
-    }
+    start(codec::encode_error(error).status);
     res.write("data: " + generate_error_json(error.message()) + "\n\n");
     finish();
   }
@@ -137,7 +134,14 @@ runtime::result<runtime::inference_request> prepare(const route_call& call) {
   auto config = server.model_config(call.target.model, call.target.version);
   if (!config)
     return config.error();
-  return decode_generate_request(*call.req, **config, call.target.model, call.target.version);
+  auto request =
+    decode_generate_request(*call.req, **config, call.target.model, call.target.version);
+  // Checked here too, so that a request the model would never get is a
+  // plain error reply, as Triton refuses it before any response; the
+  // stream's status and events are the model's.
+  if (request)
+    CONCH_RUNTIME_RETURN_IF_ERROR(runtime::validation::validate_request(*request, **config));
+  return request;
 }
 
 template <class Pending>
