@@ -309,12 +309,13 @@ void model_scheduler::on_done(size_t index, const caf::strong_actor_ptr& sender)
   if (!slot.handle || !sender || slot.handle.address() != sender->address())
     return;
   auto queued_again = reschedule(*slot.running);
-  if (decoupled_)
-    for (auto& job : *slot.running)
-      if (!job->completed()
-          && std::find(queued_again.begin(), queued_again.end(), job.get())
-               == queued_again.end())
-        outstanding_.push_back(job);
+  // Jobs the execution left to be answered later (a decoupled model's, or a
+  // python model's that took its response sender) are waited for by a drain.
+  for (auto& job : *slot.running)
+    if ((decoupled_ || job->answered_later()) && !job->completed()
+        && std::find(queued_again.begin(), queued_again.end(), job.get())
+             == queued_again.end())
+      outstanding_.push_back(job);
   queue_->batch_done(index, now());
   // The batch handed on runs now.
   slot.running = std::exchange(slot.next, nullptr);

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any, Optional
 
 from .pb_response import InferenceResponse, _parameters_of
@@ -42,10 +43,13 @@ class InferenceResponseSender:
     the sender stays open, as in Triton, so the model may still send the
     final flag (and what it sends before that is dropped)."""
 
-    __slots__ = ("_native", "_sent", "_closed", "_delivered")
+    __slots__ = ("_native", "_sent", "_closed", "_delivered", "_lock")
 
     def __init__(self, native: Any) -> None:
         self._native = native
+        # One send at a time, as Triton's sender takes its mutex: a model
+        # may send from several threads.
+        self._lock = threading.Lock()
         self._sent = 0  # responses and final flags sent, as Triton counts them
         self._closed = False
         # This sender ended the request in the core: with an error, a final
@@ -53,6 +57,10 @@ class InferenceResponseSender:
         self._delivered = False
 
     def send(self, response: Optional[InferenceResponse] = None, flags: int = 0) -> None:
+        with self._lock:
+            self._send(response, flags)
+
+    def _send(self, response: Optional[InferenceResponse], flags: int) -> None:
         if flags not in (0, TRITONSERVER_RESPONSE_COMPLETE_FINAL):
             raise TritonModelException("Unable to send response. Unsupported flag provided.")
         final = flags == TRITONSERVER_RESPONSE_COMPLETE_FINAL
@@ -196,12 +204,13 @@ class InferenceRequest:
         for what, value in (("flags", flags), ("timeout", timeout)):
             if value < 0:
                 raise TritonModelException(f"{what} must be an int >= 0, not {value!r}")
-        parameters = _parameters_of(parameters) or {}
+        parameters = _parameters_of(parameters or None) or {}  # "" is no parameters
         if preferred_memory is _DEFAULT_MEMORY:
             preferred_memory = None
         if trace is _NO_TRACE:
             trace = None
         self._native = None
+        self._sender = None
         self._inputs = inputs
         self._model_name = model_name
         self._model_version = int(model_version)

@@ -30,6 +30,11 @@ struct limits {
   /// all of them before the model is ready.
   static constexpr int64_t max_warmup_count = int64_t{1} << 16;
 
+  /// Requests of every warm-up sample of a model together (the sum of
+  /// batch_size times count), which each instance runs before the model is
+  /// ready: each is a copy of its sample's request.
+  static constexpr int64_t max_warmup_requests = int64_t{1} << 20;
+
   /// Bytes of one tensor the configuration itself makes the server fill
   /// when it loads: a warm-up input (model_warmup[].inputs[].dims) and a
   /// sequence state or its initial value (sequence_batching.state[].dims,

@@ -90,7 +90,8 @@ status check_tensor_bytes(inference::DataType type, const dims_t& dims, int64_t 
 }
 
 status check_warmup(const inference::ModelConfig& c, const std::string& file) {
-  int64_t total = 0; // the bytes of every sample's inputs
+  int64_t total = 0;    // the bytes of every sample's inputs
+  int64_t requests = 0; // every sample's batch_size times its runs
   for (int i = 0; i < c.model_warmup_size(); ++i) {
     const auto& w = c.model_warmup(i);
     const auto path = indexed("model_warmup", static_cast<size_t>(i));
@@ -100,6 +101,13 @@ status check_warmup(const inference::ModelConfig& c, const std::string& file) {
     if (w.count() > limits::max_warmup_count)
       return config_error(file, path + ".count",
                           over(w.count(), limits::max_warmup_count, "run count"));
+    // Both factors are capped above, so the product cannot overflow.
+    requests += std::max<int64_t>(w.batch_size(), 1) * std::max<int64_t>(w.count(), 1);
+    if (requests > limits::max_warmup_requests)
+      return config_error(file, path,
+                          "the warm-up samples together make more than "
+                            + std::to_string(limits::max_warmup_requests)
+                            + " requests (batch_size times count) for each instance");
     // A negative dimension is refused when the samples are made.
     for (const auto& [name, input] : w.inputs()) {
       const auto field = path + ".inputs[" + name + "].dims";

@@ -81,6 +81,14 @@ TEST(validate_limits, warmup_samples) {
                 "model_warmup[0].inputs[IN].dims", limits::max_config_tensor_bytes);
   expect_over("model_warmup [ { name: \"w\" batch_size: 1 count: 4294967295 } ]",
               "model_warmup[0].count", limits::max_warmup_count);
+  // Samples each under their limits are held to the requests they make together.
+  expect_over("max_batch_size: 65536 model_warmup [ { name: \"a\" batch_size: 65536 count: 65536 } ]",
+              "model_warmup[0]", limits::max_warmup_requests);
+  std::string runs;
+  for (int i = 0; i < 20; ++i)
+    runs += std::string(i ? ", " : "") + "{ name: \"r" + std::to_string(i)
+            + "\" batch_size: 1 count: 65536 }";
+  expect_over("model_warmup [ " + runs + "]", "model_warmup[16]", limits::max_warmup_requests);
   // Many samples, each under the limit, are held to it together.
   std::string samples;
   for (int i = 0; i < 5; ++i)

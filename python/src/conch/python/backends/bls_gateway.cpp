@@ -125,13 +125,23 @@ namespace {
 // gateway), until the unload ends: the model table still routes to them
 // until the repository took the unload in, which may be after
 // unload_model returned.
+// Keyed by the gateway itself, weakly: a server gone (whose unload may never
+// have answered) takes its entries with it, and a later server never meets
+// them, whatever its address.
 struct unloads_in_flight {
+  using server_key = std::weak_ptr<runtime::backends::model_gateway>;
   std::mutex mu;
-  std::map<const void*, std::multiset<std::string>> names;
+  std::map<server_key, std::multiset<std::string>, std::owner_less<server_key>> names;
 
   static unloads_in_flight& global() {
     static auto* instance = new unloads_in_flight; // outlives model threads at exit
     return *instance;
+  }
+
+  // Forgets the servers that are gone. Requires `mu`.
+  void prune() {
+    for (auto i = names.begin(); i != names.end();)
+      i = i->first.expired() ? names.erase(i) : std::next(i);
   }
 };
 
@@ -144,9 +154,10 @@ void bls_gateway::unload(const std::string& name, bool unload_dependents) {
   // caller itself (an unload drains the models' requests, the caller's BLS
   // requests and ensemble steps among them). A failure is logged.
   auto& in_flight = unloads_in_flight::global();
-  const void* server = models_.get();
+  unloads_in_flight::server_key server = models_;
   {
     std::lock_guard<std::mutex> guard{in_flight.mu};
+    in_flight.prune();
     in_flight.names[server].insert(name);
   }
   models_->unload(name, unload_dependents, [name, server](const runtime::status& st) {
@@ -170,7 +181,7 @@ bool bls_gateway::ready(const std::string& name, int64_t version) const {
   {
     auto& in_flight = unloads_in_flight::global();
     std::lock_guard<std::mutex> guard{in_flight.mu};
-    auto i = in_flight.names.find(models_.get());
+    auto i = in_flight.names.find(unloads_in_flight::server_key{models_});
     if (i != in_flight.names.end() && i->second.count(name) != 0)
       return false;
   }

@@ -65,6 +65,9 @@ class ArgumentChecks(unittest.TestCase):
         with self.assertRaises(pb_utils.TritonModelException):
             pb_utils.InferenceRequest(**{**good, "correlation_id": 1.5})
         pb_utils.InferenceRequest(requested_output_names=[], inputs=[], model_name="m")
+        created = pb_utils.InferenceRequest(**good, parameters="")
+        with self.assertRaises(pb_utils.TritonModelException):
+            created.get_response_sender()  # it carries no request of a client
         pb_utils.InferenceRequest(**good, correlation_id="sequence-7", request_id="r")
 
     def test_inference_response(self):
