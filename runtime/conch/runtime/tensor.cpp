@@ -45,8 +45,10 @@ status tensor::validate_data(std::string_view model) const {
   auto n = element_count(shape);
   if (n < 0)
     return invalid_argument("input '" + name + "' has an invalid shape " + shape_string(shape));
-  const std::string for_model =
-    model.empty() ? std::string{} : " for model '" + std::string{model} + "'";
+  // Built only for an error: validation runs for every input of every request.
+  auto for_model = [model] {
+    return model.empty() ? std::string{} : " for model '" + std::string{model} + "'";
+  };
   if (type == data_type::bytes) {
     if (!data.host_accessible())
       return status::ok(); // cannot inspect device memory; the backend checks
@@ -57,16 +59,16 @@ status tensor::validate_data(std::string_view model) const {
     if (got < n)
       return invalid_argument("expected " + std::to_string(n)
                               + " string elements for inference input '" + name + "'"
-                              + for_model + ", got " + std::to_string(got));
+                              + for_model() + ", got " + std::to_string(got));
     if (got > n)
       return invalid_argument("unexpected number of string elements " + std::to_string(got)
-                              + " for inference input '" + name + "'" + for_model
+                              + " for inference input '" + name + "'" + for_model()
                               + ", expecting " + std::to_string(n));
     return status::ok();
   }
   auto expected = expected_byte_size();
   if (expected < 0 || static_cast<uint64_t>(expected) != data.size())
-    return invalid_argument("input byte size mismatch for input '" + name + "'" + for_model
+    return invalid_argument("input byte size mismatch for input '" + name + "'" + for_model()
                             + ". Expected " + std::to_string(expected) + ", got "
                             + std::to_string(data.size()));
   return status::ok();
