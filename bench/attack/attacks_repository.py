@@ -133,7 +133,8 @@ def _huge_counts(ctx: Context) -> None:
         loads=True)
 def readiness(ctx: Context) -> None:
     missing = f"conch_attack_missing_{ctx.token()}"
-    client_error(load(ctx, missing), f"loading {missing}, which has no folder")
+    # Triton's INTERNAL "failed to poll from model repository", or a 4xx.
+    client_error(load(ctx, missing), f"loading {missing}, which has no folder", also=(500,))
     message = service_pb2.RepositoryModelLoadRequest(model_name=missing + "_grpc")
     grpc_refused(wire.call(ctx.server.grpc, "RepositoryModelLoad", message),
                  "gRPC loading a name with no folder")

@@ -188,7 +188,8 @@ def shm_keys(ctx: Context) -> None:
         answer = register(ctx, name, key, 0, 64)
         if answer.status == 200:
             unregister(ctx, name)
-        client_error(answer, f"registering key {key[:40]!r}")
+        # A key no object has is Triton's INTERNAL "Unable to open ...".
+        client_error(answer, f"registering key {key[:40]!r}", also=(500,))
         message = service_pb2.SystemSharedMemoryRegisterRequest(name=name, key=key, offset=0,
                                                                 byte_size=64)
         reply = wire.call(ctx.server.grpc, "SystemSharedMemoryRegister", message,

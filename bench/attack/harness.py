@@ -228,6 +228,17 @@ def within(seconds: float, limit: float, what: str) -> None:
         raise Fail(f"{what}: took {seconds:.2f} s, more than {limit:.1f} s")
 
 
+# The refusals Triton itself answers INTERNAL: a name no repository holds,
+# a shared-memory key no object has. Conch answers them as Triton does.
+_TRITONS_INTERNAL_REFUSALS = ("failed to poll from model repository",
+                              "Unable to open shared memory region")
+
+
+def _tritons_internal(reply: wire.Reply) -> bool:
+    return reply.code == grpc.StatusCode.INTERNAL and any(
+        text in (reply.details or "") for text in _TRITONS_INTERNAL_REFUSALS)
+
+
 def grpc_refused(reply: wire.Reply, what: str, codes: tuple = ()) -> None:
     """A gRPC client error: INVALID_ARGUMENT, NOT_FOUND, ... (not INTERNAL,
     UNKNOWN or UNAVAILABLE, which would mean the server broke)."""
@@ -235,7 +246,7 @@ def grpc_refused(reply: wire.Reply, what: str, codes: tuple = ()) -> None:
                         grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.OUT_OF_RANGE,
                         grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.ALREADY_EXISTS,
                         grpc.StatusCode.UNIMPLEMENTED, grpc.StatusCode.PERMISSION_DENIED)
-    if reply.code not in allowed:
+    if reply.code not in allowed and not _tritons_internal(reply):
         raise Fail(f"{what}: got {reply.brief()}, expected one of "
                    f"{', '.join(c.name for c in allowed)}")
 
