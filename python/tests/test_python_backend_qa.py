@@ -27,7 +27,7 @@ def qa_server() -> Iterator[conch.Server]:
     server = conch.Server(
         model_repository=str(QA_MODELS), model_control_mode=conch.ModelControlMode.EXPLICIT,
         startup_models=["decoupled_execute_error", "response_sender", "execute_raises",
-                        "decoupled_returns", "response_parameters"],
+                        "decoupled_returns", "response_parameters", "batch_errors"],
         exit_timeout=10,
     ).start(wait_until_ready=True)
     yield server
@@ -175,6 +175,40 @@ def test_a_sent_response_is_the_only_one_on_a_grpc_stream(qa_server: conch.Serve
     assert answers.empty()
     assert [(r.get_response().id, int(r.as_numpy("INDEX")[0])) for r, _ in got] == [
         ("sent", 1000), ("returned", 0)]
+
+
+def test_a_stream_answers_a_batch_with_failures_in_request_order(
+        qa_server: conch.Server) -> None:
+    """Triton writes a non-decoupled model's answers on a stream in the order
+    of the requests, whichever the model answered first and whether a
+    request failed its checks, failed in the model or succeeded."""
+    from conch.frontend import KServeGrpc
+
+    def case(i: int) -> str:
+        return "invalid" if i % 5 == 4 else "fails" if i % 3 == 2 else "ok"
+
+    requests = []
+    for i in range(40):
+        if case(i) == "invalid":  # the wrong type: refused before the model
+            tensor = grpcclient.InferInput("IN", [1, 1], "INT32")
+            tensor.set_data_from_numpy(numpy.array([[i]], dtype=numpy.int32))
+        else:
+            value = -float(i) if case(i) == "fails" else float(i)
+            tensor = grpcclient.InferInput("IN", [1, 1], "FP32")
+            tensor.set_data_from_numpy(numpy.array([[value]], dtype=numpy.float32))
+        requests.append([tensor])
+    with KServeGrpc(qa_server, KServeGrpc.Options(port=0)) as grpc:
+        got = _grpc_stream(grpc.port, "batch_errors", requests)
+    assert len(got) == len(requests)
+    for i, (result, error) in enumerate(got):
+        if case(i) == "ok":
+            assert error is None, (i, error)
+            assert result.get_response().id == str(i)
+            assert float(result.as_numpy("OUT")[0][0]) == i
+        elif case(i) == "fails":
+            assert result is None and f"negative input -{i}.0" in str(error), (i, error)
+        else:
+            assert result is None and "INT32" in str(error), (i, error)
 
 
 def test_execute_failures_have_tritons_texts(qa_server: conch.Server) -> None:

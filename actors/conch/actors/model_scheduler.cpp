@@ -478,6 +478,8 @@ void model_scheduler::on_instance_down(const caf::down_msg& msg) {
   --live_instances_;
   slot.handle = nullptr;
   slot.ready = false;
+  if (spec_.readiness)
+    spec_.readiness->clear(index);
   idle_.erase(std::remove(idle_.begin(), idle_.end(), index), idle_.end());
   if (slot.running) {
     for (auto& job : *slot.running)

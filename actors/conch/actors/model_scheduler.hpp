@@ -12,6 +12,7 @@
 #include "conch/actors/direct_lane.hpp"
 #include "conch/actors/guarded_actor.hpp"
 #include "conch/actors/messages.hpp"
+#include "conch/actors/model_readiness.hpp"
 #include "conch/actors/worker_thread.hpp"
 #include "conch/runtime/backends/registry.hpp"
 #include "conch/runtime/batching/job_queue.hpp"
@@ -37,6 +38,8 @@ struct scheduler_spec {
   /// The server's response cache where the configuration enables it (and
   /// the server has one); null otherwise.
   std::shared_ptr<runtime::response_cache> cache;
+  /// Where the instances' readiness probes are published; may be null.
+  std::shared_ptr<model_readiness> readiness;
 };
 
 /// Serves one model version: loads its backend and instances (`init_atom`),

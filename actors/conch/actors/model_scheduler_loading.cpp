@@ -136,6 +136,8 @@ void model_scheduler::on_instance_init(size_t index, caf::actor handle, status s
   slot.ready = true;
   slot.instance = std::move(instance);
   slot.worker = std::dynamic_pointer_cast<worker_instance>(slot.instance);
+  if (spec_.readiness && slot.instance)
+    spec_.readiness->set(index, slot.instance->readiness());
   idle_.push_back(index);
   queue_->instance_up(index);
   bool loaded = loading_ && pending_inits_ == 0;

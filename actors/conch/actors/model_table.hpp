@@ -9,6 +9,7 @@
 #include <caf/actor.hpp>
 
 #include "conch/actors/direct_lane.hpp"
+#include "conch/actors/model_readiness.hpp"
 #include "conch/actors/model_state.hpp"
 #include "conch/runtime/output_labels.hpp"
 #include "conch/runtime/result.hpp"
@@ -34,6 +35,9 @@ struct version_entry {
   /// Where the scheduler lends idle instances; null when the model is not
   /// eligible (scheduler_hooks.hpp, lane_eligible).
   std::shared_ptr<direct_lane> lane;
+  /// The instances' own readiness checks (readiness_probe); null when the
+  /// version has no scheduler.
+  std::shared_ptr<model_readiness> readiness;
 };
 
 /// One model: its versions, ascending.

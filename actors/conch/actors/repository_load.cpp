@@ -117,6 +117,8 @@ version_entry repository_actor::start_version(const std::string& name, int64_t v
   // A cached model's requests look the cache up in its scheduler.
   if (lane_eligible(*config) && !spec.cache)
     spec.lane = entry.lane = std::make_shared<direct_lane>(instance_contexts(*config).size());
+  spec.readiness = entry.readiness
+    = std::make_shared<model_readiness>(instance_contexts(*config).size());
   entry.scheduler = spawn<model_scheduler, caf::monitored>(std::move(spec));
   schedulers_.push_back(entry.scheduler);
   scheduler_configs_[entry.scheduler.address()] = config;
@@ -302,6 +304,7 @@ void repository_actor::finish_load(const std::string& name,
       if (entry.stats)
         failed_stats.push_back(std::move(entry.stats));
       entry.lane = nullptr;
+      entry.readiness = nullptr;
       continue;
     }
     entry.state = model_state::ready;

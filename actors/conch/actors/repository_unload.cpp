@@ -59,6 +59,7 @@ void repository_actor::unload(const std::string& name, bool dependents, done_fn 
           entry.stats->retire_metrics();
         entry.stats = nullptr;
         entry.lane = nullptr;
+        entry.readiness = nullptr;
       }
       if (!record.override_dir.empty()) {
         runtime::repository::remove_override_directory(record.override_dir);

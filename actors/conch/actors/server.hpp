@@ -97,8 +97,17 @@ class server {
 
   // -- models ------------------------------------------------------------------------
 
-  /// True when the version (-1: any version) is READY.
+  /// True when the version (-1: any version) is READY. The model's own
+  /// readiness checks (python's is_ready()) are not consulted: see
+  /// check_model_ready.
   bool model_ready(const std::string& name, int64_t version = -1) const;
+  /// Whether the version (-1: the highest READY one) is ready as Triton's
+  /// readiness queries answer it: READY, and each of its instances that has
+  /// its own readiness check (python's is_ready(), bounded at 5 s) says so.
+  /// `done` hears it exactly once, from any thread, possibly before this
+  /// returns; never blocks.
+  void check_model_ready(const std::string& name, int64_t version,
+                         std::function<void(bool ready)> done) const;
   runtime::result<conch::actors::model_metadata> model_metadata(const std::string& name,
                                                  int64_t version = -1) const;
   runtime::result<std::shared_ptr<const inference::ModelConfig>>

@@ -48,9 +48,20 @@ transports::server_info server_gateway::server_metadata() const {
   return {m.name, m.version, http_extensions(m.extensions)};
 }
 
-runtime::status server_gateway::model_ready(const std::string& name, int64_t version) const {
-  if (srv_.model_ready(name, version))
-    return runtime::status::ok();
+void server_gateway::model_ready(const std::string& name, int64_t version,
+                                 transports::completion<runtime::status> done) const {
+  if (!srv_.model_ready(name, version))
+    return done(not_ready(name, version));
+  srv_.check_model_ready(name, version, [done = std::move(done), name, version](bool ready) {
+    done(ready ? runtime::status::ok()
+               : runtime::unavailable("model '" + name + "' version "
+                                      + (version < 0 ? std::string{"(latest)"}
+                                                     : std::to_string(version))
+                                      + " is not ready"));
+  });
+}
+
+runtime::status server_gateway::not_ready(const std::string& name, int64_t version) const {
   // Not READY: the lookup says whether the model or version exists at all.
   auto config = srv_.model_config(name, version);
   if (config)

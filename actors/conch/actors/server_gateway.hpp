@@ -16,7 +16,8 @@ class server_gateway final : public transports::gateway {
   bool live() const override;
   bool ready() const override;
   transports::server_info server_metadata() const override;
-  runtime::status model_ready(const std::string& name, int64_t version) const override;
+  void model_ready(const std::string& name, int64_t version,
+                   transports::completion<runtime::status> done) const override;
   runtime::result<transports::model_info> model_metadata(const std::string& name,
                                                          int64_t version) const override;
   runtime::result<std::shared_ptr<const inference::ModelConfig>>
@@ -53,6 +54,8 @@ class server_gateway final : public transports::gateway {
                                      runtime::response_callback on_response) override;
 
  private:
+  /// Why a version that is not READY is not: NOT_FOUND when unknown.
+  runtime::status not_ready(const std::string& name, int64_t version) const;
   // Ok for the global settings (empty) and a ready model.
   runtime::status known_model(const std::string& model) const;
 

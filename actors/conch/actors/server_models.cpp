@@ -42,6 +42,20 @@ bool server::model_ready(const std::string& name, int64_t version) const {
   return t && (*t)->resolve(name, version).has_value();
 }
 
+void server::check_model_ready(const std::string& name, int64_t version,
+                               std::function<void(bool)> done) const {
+  auto t = core_->table();
+  if (!t)
+    return done(false);
+  auto entry = (*t)->resolve(name, version);
+  if (!entry)
+    return done(false);
+  if (!(*entry)->readiness)
+    return done(true);
+  // The table snapshot may go before the answer comes: the probes are shared.
+  (*entry)->readiness->check(std::move(done));
+}
+
 runtime::result<conch::actors::model_metadata> server::model_metadata(const std::string& name,
                                                                       int64_t version) const {
   auto t = core_->table();

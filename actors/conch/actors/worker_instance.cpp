@@ -71,4 +71,9 @@ void worker_instance::interrupt() noexcept {
     instance->interrupt();
 }
 
+std::shared_ptr<runtime::backends::readiness_probe> worker_instance::readiness() const {
+  auto instance = instance_.lock();
+  return instance ? instance->readiness() : nullptr;
+}
+
 } // namespace conch::actors

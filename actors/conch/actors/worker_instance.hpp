@@ -56,6 +56,7 @@ class worker_instance final : public runtime::backends::backend_instance,
   /// Runs `jobs` on the calling thread: what a lessee that may block would do.
   void execute(runtime::backends::batch& jobs) override;
   void interrupt() noexcept override;
+  std::shared_ptr<runtime::backends::readiness_probe> readiness() const override;
 
  private:
   std::weak_ptr<runtime::backends::backend_instance> instance_;

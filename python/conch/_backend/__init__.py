@@ -3,8 +3,8 @@
 The extension registers the ``python`` and ``onnxruntime`` backends with the
 core and calls the functions below, with the GIL held: ``load_model`` and
 ``complete_config`` when a model loads, ``create_instance`` on each
-instance's thread, ``execute`` for each batch there, and ``finalize`` when an
-instance goes. Every exception leaving them is a ``BackendError`` whose text
+instance's thread (and ``readiness_check`` after it), ``execute`` for each
+batch there, and ``finalize`` when an instance goes. Every exception leaving them is a ``BackendError`` whose text
 is what a user should read: the model's UNAVAILABLE reason, or the error of
 the requests of a batch.
 """
@@ -24,6 +24,7 @@ __all__ = [
     "complete_config",
     "create_instance",
     "execute",
+    "readiness_check",
     "finalize",
 ]
 
@@ -103,6 +104,12 @@ def create_instance(runner: Any, instance: dict) -> Any:
 def execute(instance: Any, requests: list) -> None:
     """Runs one batch; the requests it leaves unanswered get the error."""
     _guard("model execution failed", instance.execute, requests)
+
+
+def readiness_check(instance: Any) -> Any:
+    """The instance's own readiness check (readiness.ReadinessCheck), or None."""
+    fn = getattr(instance, "readiness_check", None)
+    return fn() if fn is not None else None
 
 
 def finalize(instance: Any) -> None:

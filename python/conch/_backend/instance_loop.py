@@ -39,6 +39,13 @@ class InstanceLoop:
             )
             self._thread.start()
 
+    def side_loop(self) -> Optional[asyncio.AbstractEventLoop]:
+        """The loop, while it runs on a thread of its own (a decoupled
+        model's): other threads may hand it coroutines."""
+        if self._thread is not None and self._thread.is_alive():
+            return self._loop
+        return None
+
     def _serve(self) -> None:
         asyncio.set_event_loop(self._loop)
         self._loop.run_forever()

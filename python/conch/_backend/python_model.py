@@ -30,6 +30,7 @@ from .pb_bls import calling_model, forget, remember
 from .pb_config import ModelConfig
 from .pb_request import InferenceRequest
 from .pb_response import InferenceResponse
+from .readiness import ReadinessCheck
 
 __all__ = ["load_model", "complete_config", "PythonModel"]
 
@@ -183,6 +184,17 @@ class PythonInstance:
             except Exception as e:  # a malformed output: the request fails, the batch goes on
                 if not native.final_sent:
                     native.fail(f"model '{self._name}' sent an invalid response: {e}")
+
+    def readiness_check(self) -> Optional[ReadinessCheck]:
+        """The model's is_ready(), as readiness queries consult it; None when
+        the model has no such method."""
+        fn = getattr(self._model, "is_ready", None)
+        if not callable(fn):
+            return None
+        return ReadinessCheck(fn, self._instance, self._concurrent_loop)
+
+    def _concurrent_loop(self) -> Optional[asyncio.AbstractEventLoop]:
+        return self._loop.side_loop() if self._loop is not None else None
 
     def finalize(self) -> None:
         # The event loop ends first, as in Triton: finalize() runs after the

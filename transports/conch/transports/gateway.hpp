@@ -102,9 +102,13 @@ class gateway {
 
   // -- models ----------------------------------------------------------------
 
-  /// Ok when the version (-1: any) is READY; NOT_FOUND for an unknown model
-  /// or version; another error when the version exists but is not READY.
-  virtual runtime::status model_ready(const std::string& name, int64_t version) const = 0;
+  /// Answers a readiness query: ok when the version (-1: any) is READY and
+  /// its model's own readiness checks say so; NOT_FOUND for an unknown
+  /// model or version; another error when the version exists but is not
+  /// ready. `done` hears it once, from any thread, maybe before this returns
+  /// (a model's own check may take up to seconds); never blocks.
+  virtual void model_ready(const std::string& name, int64_t version,
+                           completion<runtime::status> done) const = 0;
 
   /// The metadata of a READY version (-1: the highest).
   virtual runtime::result<model_info> model_metadata(const std::string& name,

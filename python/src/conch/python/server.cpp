@@ -1,5 +1,8 @@
 #include "conch/python/server.hpp"
 
+#include <future>
+#include <memory>
+
 #include <pybind11/stl.h>
 
 #include "conch/python/status.hpp"
@@ -101,7 +104,17 @@ py::dict py_server::metadata() {
 
 bool py_server::model_ready(const std::string& name, int64_t version) {
   auto h = host();
-  bool out = h->server().model_ready(name, version);
+  bool out = false;
+  if (h->server().model_ready(name, version)) {
+    // The model's own check (is_ready()) may run Python on another thread
+    // for up to its timeout: the GIL is released meanwhile.
+    auto answer = std::make_shared<std::promise<bool>>();
+    auto ready = answer->get_future();
+    h->server().check_model_ready(name, version,
+                                  [answer](bool r) { answer->set_value(r); });
+    nogil released;
+    out = ready.get();
+  }
   drop(h);
   return out;
 }

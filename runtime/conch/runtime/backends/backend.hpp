@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "conch/runtime/backends/readiness_probe.hpp"
 #include "conch/runtime/inference_job.hpp"
 #include "conch/runtime/result.hpp"
 #include "model_config.pb.h"
@@ -107,6 +108,11 @@ class backend_instance {
   /// while it ran) to return, best effort: its jobs are answered already.
   /// Called from another thread while execute() may run; must not block.
   virtual void interrupt() noexcept {}
+
+  /// The instance's own readiness check, or null when it has none (the
+  /// model's readiness is then the server's alone). Asked once the instance
+  /// was created, from any thread; the probe may outlive the instance.
+  virtual std::shared_ptr<readiness_probe> readiness() const { return nullptr; }
 };
 
 /// One loaded model version of a backend; creates its instances.

@@ -46,12 +46,17 @@ reactor* inference_service::ModelReady(context* ctx, const inference::ModelReady
   auto version = parse_model_version(req->version());
   if (!version)
     return finish(ctx, version.error());
-  auto st = server_->model_ready(req->name(), *version);
-  // An unknown model is an error; a known one that is not READY is not.
-  if (st.code() == runtime::errc::not_found)
-    return finish(ctx, st);
-  res->set_ready(st.is_ok());
-  return finish(ctx, runtime::status::ok());
+  // A model's own readiness check may answer seconds later, from a thread
+  // of the server's; the reactor finishes then (res lives until it does).
+  auto* r = ctx->DefaultReactor();
+  server_->model_ready(req->name(), *version, [r, res](runtime::status st) {
+    // An unknown model is an error; a known one that is not ready is not.
+    if (st.code() == runtime::errc::not_found)
+      return r->Finish(to_grpc_status(st));
+    res->set_ready(st.is_ok());
+    r->Finish(::grpc::Status::OK);
+  });
+  return r;
 }
 
 reactor* inference_service::ServerMetadata(context* ctx, const inference::ServerMetadataRequest*,

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -116,10 +117,41 @@ class executing_scope {
   execution_state& state_;
 };
 
+/// A python instance's is_ready() (conch._backend.readiness): the query is
+/// handed to a thread that holds the GIL, so the asking thread (an HTTP
+/// loop, a gRPC thread) never waits for it; the Python side bounds the wait.
+class python_readiness_probe final : public rb::readiness_probe,
+                                     public std::enable_shared_from_this<python_readiness_probe> {
+ public:
+  // The reference may go on any thread (py_ref defers it when need be).
+  explicit python_readiness_probe(py_ref check) : check_(std::move(check)) {}
+
+  void probe(std::function<void(bool)> done) override {
+    using call = std::pair<std::shared_ptr<python_readiness_probe>, std::function<void(bool)>>;
+    call_with_gil(
+      [](void* arg) {
+        std::unique_ptr<call> c{static_cast<call*>(arg)};
+        try {
+          py::handle(c->first->check_.get()).attr("query")(py::cpp_function(c->second));
+        } catch (py::error_already_set& e) {
+          e.discard_as_unraisable("conch: a model's readiness check");
+          c->second(false); // not asked: not known to be ready
+        }
+      },
+      new call{shared_from_this(), std::move(done)}, true);
+  }
+
+ private:
+  py_ref check_;
+};
+
 class interpreter_instance final : public rb::backend_instance {
  public:
-  interpreter_instance(py_ref runner, std::shared_ptr<const model_facts> facts)
-    : runner_(std::move(runner)), facts_(std::move(facts)) {}
+  interpreter_instance(py_ref runner, std::shared_ptr<const model_facts> facts,
+                       std::shared_ptr<rb::readiness_probe> readiness)
+    : runner_(std::move(runner)), facts_(std::move(facts)), readiness_(std::move(readiness)) {}
+
+  std::shared_ptr<rb::readiness_probe> readiness() const override { return readiness_; }
 
   ~interpreter_instance() override {
     // Possibly the last step of a thread abandoned past the exit timeout,
@@ -190,6 +222,7 @@ class interpreter_instance final : public rb::backend_instance {
  private:
   py_ref runner_;
   std::shared_ptr<const model_facts> facts_;
+  std::shared_ptr<rb::readiness_probe> readiness_;
   std::shared_ptr<execution_state> execution_ = std::make_shared<execution_state>();
 };
 
@@ -205,6 +238,7 @@ class interpreter_model final : public rb::backend_model {
   runtime::result<std::unique_ptr<rb::backend_instance>>
   create_instance(const rb::instance_context& ctx) override {
     py_ref instance;
+    std::shared_ptr<rb::readiness_probe> readiness;
     auto outcome = call_python([&] {
       py::dict d;
       d["name"] = ctx.name;
@@ -213,11 +247,14 @@ class interpreter_model final : public rb::backend_model {
       d["index"] = ctx.index;
       auto made = python_half().attr("create_instance")(py::handle(runner_.get()), d);
       instance = py_ref::borrow(made.ptr());
+      auto check = python_half().attr("readiness_check")(made);
+      if (!check.is_none())
+        readiness = std::make_shared<python_readiness_probe>(py_ref::borrow(check.ptr()));
     });
     if (!outcome)
       return outcome;
     return std::unique_ptr<rb::backend_instance>{
-      std::make_unique<interpreter_instance>(std::move(instance), facts_)};
+      std::make_unique<interpreter_instance>(std::move(instance), facts_, std::move(readiness))};
   }
 
   bool blocking() const noexcept override { return true; }
