@@ -41,10 +41,11 @@ void round_trip(benchmark::State& state, conch::server* srv, wait_mode mode,
   for (auto _ : state) {
     done.reset();
     auto t0 = steady::now();
-    srv->infer(identity_request(*srv, model, input), [&ok, &done](runtime::inference_response&& r) {
-      ok = r.error.is_ok();
-      done.signal();
-    });
+    srv->submit(identity_request(*srv, model, input),
+                [&ok, &done](runtime::inference_response&& r) {
+                  ok = r.error.is_ok();
+                  done.signal();
+                });
     done.wait();
     samples.push_back((steady::now() - t0).count());
     errors += ok ? 0 : 1;

@@ -91,7 +91,7 @@ TEST(abandon, model_code_that_never_returns_does_not_hold_the_stop) {
                                        grpc::InsecureChannelCredentials());
     auto stub = inference::GRPCInferenceService::NewStub(channel);
 
-    auto handle = srv->infer(fp32_request("stuck", "inprocess", 4, 0.0f, false), c.callback());
+    auto handle = srv->submit(fp32_request("stuck", "inprocess", 4, 0.0f, false), c.callback());
     auto http_answer = std::async(std::launch::async, [port = http.port()] {
       return http_call(port, "POST", "/v2/models/stuck/infer", stuck_http_body);
     });
@@ -174,7 +174,7 @@ TEST(abandon, a_server_host_with_a_stuck_model_is_destroyed_on_time) {
   auto host = actors::server_host::start(o);
   ASSERT_TRUE(host) << host.error().to_string();
   response_collector c;
-  (*host)->server().infer(fp32_request("stuck", "r", 4, 0.0f, false), c.callback());
+  (*host)->server().submit(fp32_request("stuck", "r", 4, 0.0f, false), c.callback());
   ASSERT_TRUE(latch->wait_entered(1));
   auto begin = std::chrono::steady_clock::now();
   host->reset();
@@ -198,9 +198,9 @@ TEST(abandon, a_request_handed_on_behind_a_stuck_one_is_answered_at_the_exit_tim
   ASSERT_TRUE(host) << host.error().to_string();
   auto& srv = (*host)->server();
   response_collector c;
-  srv.infer(fp32_request("stuck", "first", 4, 0.0f, false), c.callback());
+  srv.submit(fp32_request("stuck", "first", 4, 0.0f, false), c.callback());
   ASSERT_TRUE(latch->wait_entered(1));
-  srv.infer(fp32_request("stuck", "behind", 4, 0.0f, false), c.callback());
+  srv.submit(fp32_request("stuck", "behind", 4, 0.0f, false), c.callback());
   ASSERT_TRUE(eventually([&] {
     return metric_value(srv.metrics_text(), "nv_inference_pending_request_count",
                         "model=\"stuck\",version=\"1\"")
@@ -240,9 +240,11 @@ TEST(abandon, a_request_posted_by_the_direct_lane_does_not_hold_the_stop) {
   {
     auto srv = actors::server::start(*sys, o);
     ASSERT_TRUE(srv) << srv.error().to_string();
-    srv->infer_inline(fp32_request("stuck", "leased", 4, 0.0f, false), leased.callback());
+    srv->submit(fp32_request("stuck", "leased", 4, 0.0f, false), leased.callback(),
+                conch::runtime::inprocess_may_run_here);
     ASSERT_TRUE(latch->wait_entered(1));
-    srv->infer_inline(fp32_request("stuck", "waiting", 4, 0.0f, false), waiting.callback());
+    srv->submit(fp32_request("stuck", "waiting", 4, 0.0f, false), waiting.callback(),
+                conch::runtime::inprocess_may_run_here);
     auto begin = std::chrono::steady_clock::now();
     auto st = srv->stop();
     EXPECT_EQ(st.message(), "Exit timeout expired. Exiting immediately.");

@@ -1,7 +1,7 @@
-// The direct lane through the public API: server::infer_inline answers a
-// small request to an idle instance of a model that does not batch on the
-// calling thread, posts one to a model that may block to its instance's
-// worker, and treats everything else as infer does.
+// The direct lane through the public API: server::submit with
+// placement::may_run_here answers a small request to an idle instance of a
+// model that does not batch on the calling thread, posts one to a model that
+// may block to its instance's worker, and queues everything else.
 
 #include <algorithm>
 #include <atomic>
@@ -40,7 +40,7 @@ struct arrival {
   std::thread::id thread;
 };
 
-// Submits `request` through infer_inline (or infer) and waits for its final
+// Submits `request` with placement::may_run_here (or queued) and waits for its final
 // answer.
 arrival submit(actors::server& srv, runtime::inference_request request, bool inline_ok = true) {
   struct state {
@@ -61,9 +61,9 @@ arrival submit(actors::server& srv, runtime::inference_request request, bool inl
     s->cv.notify_all();
   };
   if (inline_ok)
-    srv.infer_inline(std::move(request), on_response);
+    srv.submit(std::move(request), on_response, conch::runtime::inprocess_may_run_here);
   else
-    srv.infer(std::move(request), on_response);
+    srv.submit(std::move(request), on_response);
   s->returned = true;
   std::unique_lock<std::mutex> lock{s->mu};
   if (!s->cv.wait_for(lock, 10s, [&] { return s->final.has_value(); })) {
@@ -190,11 +190,11 @@ TEST_F(direct_lane_api, a_callback_may_submit_again_on_the_same_thread) {
   auto srv = serve();
   response_collector c;
   auto record = c.callback();
-  srv.infer_inline(fp32_request("m", "outer"), [&srv, record](runtime::inference_response&& r) {
+  srv.submit(fp32_request("m", "outer"), [&srv, record](runtime::inference_response&& r) {
     if (r.final && r.id == "outer")
-      srv.infer_inline(fp32_request("m", "inner"), record);
+      srv.submit(fp32_request("m", "inner"), record, conch::runtime::inprocess_may_run_here);
     record(std::move(r));
-  });
+  }, conch::runtime::inprocess_may_run_here);
   ASSERT_TRUE(c.wait_finals(2));
   auto per_id = c.finals_per_id();
   EXPECT_EQ(per_id["outer"], 1u);
@@ -250,9 +250,10 @@ int submit_from_threads(actors::server& srv, int per_thread) {
           record(std::move(r));
         };
         if (i % 4 == 3)
-          srv.infer(fp32_request(model, id, 16, base), check);
+          srv.submit(fp32_request(model, id, 16, base), check);
         else
-          srv.infer_inline(fp32_request(model, id, 16, base), check);
+          srv.submit(fp32_request(model, id, 16, base), check,
+                     conch::runtime::inprocess_may_run_here);
       }
     });
   for (auto& t : submitters)
@@ -313,7 +314,7 @@ TEST_F(direct_lane_api, concurrent_requests_to_blocking_models_are_each_answered
   EXPECT_EQ(submit_from_threads(srv, 40), 0) << "model code ran on a submitting thread";
 }
 
-// Threads that keep submitting through infer_inline, each with at most
+// Threads that keep submitting with placement::may_run_here, each with at most
 // `window` requests unanswered, until stopped.
 class inline_load {
  public:
@@ -327,8 +328,8 @@ class inline_load {
         for (; !stop_.load(); ++count) {
           if (count >= window && !c.wait_finals(count - window + 1))
             return;  // an answer is missing; the checks below say so
-          srv.infer_inline(fp32_request(model, std::to_string(t) + "/" + std::to_string(count)),
-                           c.callback());
+          srv.submit(fp32_request(model, std::to_string(t) + "/" + std::to_string(count)),
+                     c.callback(), conch::runtime::inprocess_may_run_here);
           ++submitted_;
         }
       });

@@ -282,7 +282,7 @@ TEST_F(ensemble, cancelling_cancels_the_step_running) {
                                            std::vector<float>{1, 2, 3, 4})});
   request.parameters.push_back({"execute_delay_ms", int64_t{10000}});
   response_collector c;
-  auto handle = srv.infer(std::move(request), c.callback());
+  auto handle = srv.submit(std::move(request), c.callback());
   ASSERT_TRUE(eventually([&] { return executions(srv, "slow") == 1; }));
   handle.cancel();
   ASSERT_TRUE(c.wait_finals(1, std::chrono::seconds{5}));
@@ -316,7 +316,7 @@ TEST_F(ensemble, a_stop_lets_the_requests_in_flight_finish_every_step) {
                                            std::vector<float>{1, 2, 3, 4})});
   request.parameters.push_back({"execute_delay_ms", int64_t{300}});
   response_collector c;
-  srv.infer(std::move(request), c.callback());
+  srv.submit(std::move(request), c.callback());
   ASSERT_TRUE(eventually([&] { return executions(srv, "slow") == 1; }));
   // The second step starts only after the stop began: its model still
   // takes it, because the ensemble drains first.

@@ -215,7 +215,7 @@ void replace_and_serve(fault_base& f, caf::exit_reason reason) {
   EXPECT_EQ(f.adapters(srv)[1], before[1]);
   response_collector c;
   for (int i = 0; i < 100; ++i)
-    srv.infer(fp32_request("m", std::to_string(i)), c.callback());
+    srv.submit(fp32_request("m", std::to_string(i)), c.callback());
   ASSERT_TRUE(c.wait_finals(100));
   size_t failed = 0;
   for (const auto& e : c.entries())
@@ -239,7 +239,7 @@ TEST_F(fault, requests_racing_an_adapter_crash_are_answered_exactly_once) {
   for (int i = 0; i < 200; ++i) {
     if (i == 50)
       caf::anon_send_exit(victim, caf::exit_reason::kill);
-    srv.infer(fp32_request("m", std::to_string(i)), c.callback());
+    srv.submit(fp32_request("m", std::to_string(i)), c.callback());
   }
   ASSERT_TRUE(c.wait_finals(200));
   auto per_id = c.finals_per_id();
@@ -313,7 +313,7 @@ TEST_F(fault, a_killed_adapter_pool_makes_the_server_not_live_and_not_ready) {
 
 // -- instances ------------------------------------------------------------------------------
 
-// Requests go through infer, or through infer_inline, which runs them on the
+// Requests are queued, or submitted with placement::may_run_here, which runs them on the
 // calling thread when the instance is idle (the direct lane): a crash there
 // must end the same way.
 class instance_fault : public fault_base, public ::testing::WithParamInterface<bool> {
@@ -322,7 +322,7 @@ class instance_fault : public fault_base, public ::testing::WithParamInterface<b
     if (!GetParam())
       return infer_sync(srv, std::move(request));
     response_collector c;
-    srv.infer_inline(std::move(request), c.callback());
+    srv.submit(std::move(request), c.callback(), conch::runtime::inprocess_may_run_here);
     c.wait_finals(1, 10s);
     return c.final_response();
   }
@@ -399,11 +399,11 @@ TEST_F(fault, requests_handed_to_an_instance_behind_a_crash_run_on_its_replaceme
       .value_or(-1);
   };
   response_collector c;
-  srv.infer(with_parameter(small_request("crashy", "c"), "crash", 1), c.callback());
+  srv.submit(with_parameter(small_request("crashy", "c"), "crash", 1), c.callback());
   ASSERT_TRUE(g->wait_entered(1));
-  srv.infer(small_request("crashy", "b1"), c.callback());
+  srv.submit(small_request("crashy", "b1"), c.callback());
   ASSERT_TRUE(eventually([&] { return pending() == 1; }));
-  srv.infer(small_request("crashy", "b2"), c.callback());
+  srv.submit(small_request("crashy", "b2"), c.callback());
   ASSERT_TRUE(eventually([&] { return pending() == 2; }));
   g->open();
   ASSERT_TRUE(c.wait_finals(3));

@@ -78,7 +78,7 @@ class inference : public server_fixture {
   // no final one came.
   std::vector<inference_response> run(inference_request request) {
     response_collector c;
-    srv_->infer(std::move(request), c.callback());
+    srv_->submit(std::move(request), c.callback());
     EXPECT_TRUE(c.wait_finals(1)) << "no final response";
     std::vector<inference_response> out;
     for (auto& e : c.entries())
@@ -112,7 +112,7 @@ TEST_F(inference, identity_returns_every_data_type_byte_exact) {
     inputs.push_back(sample_of(all_types[i], i));
   auto responses = [&] {
     response_collector c;
-    s->infer(make_request("every_type", "t", inputs), c.callback());
+    s->submit(make_request("every_type", "t", inputs), c.callback());
     EXPECT_TRUE(c.wait_finals(1));
     return c.entries();
   }();
@@ -343,7 +343,7 @@ output [
   auto request = with_parameter(make_request("counter", "c", {}), "repeat_count", 3);
   request.requested_outputs = {"IDX"};
   response_collector c;
-  s->infer(std::move(request), c.callback());
+  s->submit(std::move(request), c.callback());
   ASSERT_TRUE(c.wait_finals(1));
   auto entries = c.entries();
   ASSERT_EQ(entries.size(), 4u);
@@ -401,7 +401,7 @@ TEST_F(inference, ten_thousand_requests_from_four_threads_are_answered_exactly_o
     for (size_t i = 0; i < per_thread; ++i) {
       size_t n = t * per_thread + i;
       auto request = fp32_request("identity_fp32", std::to_string(n), 16, static_cast<float>(n));
-      srv_->infer(std::move(request), [counts, n](inference_response&& r) {
+      srv_->submit(std::move(request), [counts, n](inference_response&& r) {
         if (r.final)
           counts->record(n, r);
       });
@@ -455,12 +455,12 @@ TEST_F(inprocess_limit, past_max_inflight_requests_are_refused_at_once) {
   auto srv = start(o);
   ASSERT_TRUE(srv) << srv.error().to_string();
   response_collector held;
-  srv->infer(fp32_request("held", "1", 4, 0.0f, false), held.callback());
-  srv->infer(fp32_request("held", "2", 4, 0.0f, false), held.callback());
+  srv->submit(fp32_request("held", "1", 4, 0.0f, false), held.callback());
+  srv->submit(fp32_request("held", "2", 4, 0.0f, false), held.callback());
   ASSERT_TRUE(g->wait_entered(2));
 
   response_collector refused;
-  auto handle = srv->infer(fp32_request("held", "3", 4, 0.0f, false), refused.callback());
+  auto handle = srv->submit(fp32_request("held", "3", 4, 0.0f, false), refused.callback());
   EXPECT_TRUE(handle.completed());
   ASSERT_TRUE(refused.wait_finals(1));
   EXPECT_EQ(refused.final_response().error.code(), runtime::errc::unavailable);

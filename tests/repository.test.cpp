@@ -348,7 +348,7 @@ TEST_F(repository, unload_lets_the_requests_in_flight_finish) {
   ASSERT_TRUE(srv) << srv.error().to_string();
   response_collector c;
   for (int i = 0; i < 5; ++i)
-    srv->infer(fp32_request("slow", std::to_string(i)), c.callback());
+    srv->submit(fp32_request("slow", std::to_string(i)), c.callback());
   // Unload once every request reached the model: one runs, the rest queue.
   ASSERT_TRUE(eventually([&] {
     auto pending = metric_value(srv->metrics_text(), "nv_inference_pending_request_count",

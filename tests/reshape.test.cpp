@@ -118,11 +118,11 @@ TEST_F(reshape, a_request_that_finds_the_lane_busy_is_reshaped_once) {
     senders.emplace_back([&, i] {
       for (size_t k = 0; k < each; ++k)
       {
-        // infer_inline: the path the HTTP loops and gRPC handlers take.
+        // placement::may_run_here: the path the HTTP loops and gRPC handlers take.
         response_collector c;
-        srv_->infer_inline(make_request("lane", "r", {make_tensor("INPUT0", data_type::fp32,
-                                                                  {2, 2}, counting(4))}),
-                           c.callback());
+        srv_->submit(make_request("lane", "r",
+                                  {make_tensor("INPUT0", data_type::fp32, {2, 2}, counting(4))}),
+                     c.callback(), conch::runtime::inprocess_may_run_here);
         c.wait_finals(1);
         out[i].push_back(c.final_response());
       }

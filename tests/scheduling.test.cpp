@@ -73,7 +73,7 @@ TEST_F(scheduling, dynamic_batching_forms_batches_never_above_max_batch_size) {
   auto srv = serve();
   response_collector c;
   for (int i = 0; i < 8; ++i)
-    srv.infer(fp32_request("batched", std::to_string(i)), c.callback());
+    srv.submit(fp32_request("batched", std::to_string(i)), c.callback());
   ASSERT_TRUE(c.wait_finals(8, 20s));
   for (const auto& e : c.entries())
     EXPECT_TRUE(e.response.error.is_ok()) << e.response.error.to_string();
@@ -111,11 +111,11 @@ TEST_F(scheduling, a_full_queue_rejects_with_exceeds_maximum_queue_size) {
                       "dynamic_batching { default_queue_policy { max_queue_size: 2 } }");
   auto srv = serve();
   response_collector c;
-  srv.infer(gate_request("limited", "running"), c.callback());
+  srv.submit(gate_request("limited", "running"), c.callback());
   ASSERT_TRUE(g->wait_entered(1));
-  srv.infer(gate_request("limited", "q1"), c.callback());
-  srv.infer(gate_request("limited", "q2"), c.callback());
-  srv.infer(gate_request("limited", "over"), c.callback());
+  srv.submit(gate_request("limited", "q1"), c.callback());
+  srv.submit(gate_request("limited", "q2"), c.callback());
+  srv.submit(gate_request("limited", "over"), c.callback());
   // The rejection comes while the instance is still held.
   ASSERT_TRUE(c.wait_finals(1));
   auto over = c.final_of("over");
@@ -134,9 +134,9 @@ TEST_F(scheduling, a_queue_timeout_rejects_with_request_timeout_expired) {
                       "default_timeout_microseconds: 50000 } }");
   auto srv = serve();
   response_collector c;
-  srv.infer(gate_request("timed", "running"), c.callback());
+  srv.submit(gate_request("timed", "running"), c.callback());
   ASSERT_TRUE(g->wait_entered(1));
-  srv.infer(gate_request("timed", "late"), c.callback());
+  srv.submit(gate_request("timed", "late"), c.callback());
   ASSERT_TRUE(c.wait_finals(1));
   auto late = c.final_of("late");
   EXPECT_EQ(late.error.code(), errc::unavailable) << late.error.to_string();
@@ -154,14 +154,14 @@ TEST_F(scheduling, higher_priority_requests_run_first) {
                       "dynamic_batching { priority_levels: 2 default_priority_level: 2 }");
   auto srv = serve();
   response_collector c;
-  srv.infer(gate_request("prio", "first"), c.callback());
+  srv.submit(gate_request("prio", "first"), c.callback());
   ASSERT_TRUE(g->wait_entered(1));
   for (const char* id : {"low1", "low2"})
-    srv.infer(gate_request("prio", id), c.callback());
+    srv.submit(gate_request("prio", id), c.callback());
   for (const char* id : {"high1", "high2"}) {
     auto request = gate_request("prio", id);
     request.priority = 1;
-    srv.infer(std::move(request), c.callback());
+    srv.submit(std::move(request), c.callback());
   }
   ASSERT_TRUE(eventually([&] { return pending(srv, "prio") == 4; }))
     << "pending: " << pending(srv, "prio");
@@ -177,7 +177,7 @@ TEST_F(scheduling, higher_priority_requests_run_first) {
 std::vector<std::string> order_of_four(actors::server& srv, const std::string& model, int slow_ms) {
   response_collector c;
   for (int i = 0; i < 4; ++i)
-    srv.infer(with_parameter(fp32_request(model, "r" + std::to_string(i)), "execute_delay_ms",
+    srv.submit(with_parameter(fp32_request(model, "r" + std::to_string(i)), "execute_delay_ms",
                              i == 0 ? slow_ms : 0),
               c.callback());
   EXPECT_TRUE(c.wait_finals(4));
@@ -226,10 +226,10 @@ TEST_F(scheduling, two_instances_run_two_requests_at_the_same_time) {
   auto g = gate_model("pair", 0, "instance_group [ { count: 2 kind: KIND_CPU } ]");
   auto srv = serve();
   response_collector c;
-  srv.infer(make_request("pair", "a", {make_tensor("INPUT0", data_type::fp32, {4},
+  srv.submit(make_request("pair", "a", {make_tensor("INPUT0", data_type::fp32, {4},
                                                    std::vector<float>(4, 1.0f))}),
             c.callback());
-  srv.infer(make_request("pair", "b", {make_tensor("INPUT0", data_type::fp32, {4},
+  srv.submit(make_request("pair", "b", {make_tensor("INPUT0", data_type::fp32, {4},
                                                    std::vector<float>(4, 2.0f))}),
             c.callback());
   // Both enter the backend while the gate is closed: they overlap.
@@ -246,7 +246,7 @@ TEST_F(scheduling, one_instance_runs_one_request_at_a_time) {
   auto srv = serve();
   response_collector c;
   for (const char* id : {"a", "b"})
-    srv.infer(make_request("single", id, {make_tensor("INPUT0", data_type::fp32, {4},
+    srv.submit(make_request("single", id, {make_tensor("INPUT0", data_type::fp32, {4},
                                                       std::vector<float>(4, 1.0f))}),
               c.callback());
   ASSERT_TRUE(g->wait_entered(1));
@@ -262,9 +262,9 @@ TEST_F(scheduling, cancelling_a_queued_request_answers_it_at_once) {
   auto g = gate_model("cq", 1);
   auto srv = serve();
   response_collector c;
-  srv.infer(gate_request("cq", "running"), c.callback());
+  srv.submit(gate_request("cq", "running"), c.callback());
   ASSERT_TRUE(g->wait_entered(1));
-  auto queued = srv.infer(gate_request("cq", "queued"), c.callback());
+  auto queued = srv.submit(gate_request("cq", "queued"), c.callback());
   ASSERT_TRUE(eventually([&] { return pending(srv, "cq") == 1; }));
   queued.cancel();
   ASSERT_TRUE(c.wait_finals(1));
@@ -283,7 +283,7 @@ TEST_F(scheduling, cancelling_a_running_delayed_identity_request_stops_it) {
   auto srv = serve();
   response_collector c;
   auto started = std::chrono::steady_clock::now();
-  auto h = srv.infer(fp32_request("slow", "long"), c.callback());
+  auto h = srv.submit(fp32_request("slow", "long"), c.callback());
   h.cancel();
   ASSERT_TRUE(c.wait_finals(1, 5s));
   EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
@@ -312,7 +312,7 @@ output [
 )");
   auto srv = serve();
   response_collector c;
-  auto h = srv.infer(make_request("stream", "s",
+  auto h = srv.submit(make_request("stream", "s",
                                   {make_tensor("IN", data_type::int32, {3},
                                                std::vector<int32_t>{7, 8, 9}),
                                    make_tensor("DELAY", data_type::uint32, {3},
@@ -435,7 +435,7 @@ TEST_F(scheduling, series_are_gone_once_a_failed_load_or_an_unload_answers) {
     // even while a client still holds one of its answered requests (whose
     // job keeps the version's statistics record alive).
     response_collector c;
-    auto kept = srv.infer(fp32_request("m", "kept"), c.callback());
+    auto kept = srv.submit(fp32_request("m", "kept"), c.callback());
     ASSERT_TRUE(c.wait_finals(1));
     ASSERT_TRUE(srv.unload("m").is_ok());
     text = srv.metrics_text();

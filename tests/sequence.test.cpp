@@ -98,7 +98,7 @@ TEST_F(sequence, three_sequences_on_two_slots_keep_their_own_state) {
                              {"a2", 1, 2, 0},       {"b2", 2, 20, 0},     {"c2", 3, 200, 0},
                              {"a3", 1, 3, seq_end},     {"b3", 2, 30, seq_end},   {"c3", 3, 300, seq_end}};
   for (const auto& s : steps)
-    srv_->infer(step("direct2", s.id, s.seq, s.value, s.flags), c.callback());
+    srv_->submit(step("direct2", s.id, s.seq, s.value, s.flags), c.callback());
   ASSERT_TRUE(c.wait_finals(9));
   EXPECT_EQ(output_of(c, "a1"), 1);
   EXPECT_EQ(output_of(c, "a2"), 3);
@@ -120,11 +120,11 @@ TEST_F(sequence, three_sequences_on_two_slots_keep_their_own_state) {
 TEST_F(sequence, an_empty_slot_below_a_busy_one_is_a_padding_row) {
   response_collector c;
   // One after the other, so that sequence 1 takes slot 0 and sequence 2 slot 1.
-  srv_->infer(step("direct2", "a1", 1, 1, seq_start), c.callback());
+  srv_->submit(step("direct2", "a1", 1, 1, seq_start), c.callback());
   ASSERT_TRUE(c.wait_finals(1));
-  srv_->infer(step("direct2", "b1", 2, 1, seq_start), c.callback());
+  srv_->submit(step("direct2", "b1", 2, 1, seq_start), c.callback());
   ASSERT_TRUE(c.wait_finals(2));
-  srv_->infer(step("direct2", "b2", 2, 5, seq_end), c.callback());
+  srv_->submit(step("direct2", "b2", 2, 5, seq_end), c.callback());
   ASSERT_TRUE(c.wait_finals(3));
   EXPECT_EQ(output_of(c, "b2"), 6);
   auto batches = log_->batches();
@@ -142,7 +142,7 @@ TEST_F(sequence, oldest_runs_sequences_across_instances_each_in_order) {
   for (int k = 0; k < 5; ++k)
     for (uint64_t seq = 1; seq <= 6; ++seq) {
       uint32_t flags = (k == 0 ? seq_start : 0) | (k == 4 ? seq_end : 0);
-      srv_->infer(step("oldest", std::to_string(seq) + "_" + std::to_string(k), seq,
+      srv_->submit(step("oldest", std::to_string(seq) + "_" + std::to_string(k), seq,
                        static_cast<int32_t>(seq * 100 + k), flags),
                   c.callback());
       ++sent;
@@ -202,7 +202,7 @@ TEST_F(sequence, a_stop_runs_the_backlog_behind_sequences_that_wait_for_a_reques
   ASSERT_TRUE(s) << s.error().to_string();
   ASSERT_TRUE(infer_sync(*s, step("one_slot", "a1", 1, 1, seq_start)).error.is_ok());
   response_collector c;
-  s->infer(step("one_slot", "b1", 2, 7, seq_start), c.callback());
+  s->submit(step("one_slot", "b1", 2, 7, seq_start), c.callback());
   auto begun = std::chrono::steady_clock::now();
   EXPECT_TRUE(s->stop());
   EXPECT_LT(std::chrono::steady_clock::now() - begun, std::chrono::seconds{5});

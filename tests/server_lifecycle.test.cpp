@@ -64,7 +64,7 @@ TEST_F(server_lifecycle, infer_after_stop_answers_unavailable_once) {
   ASSERT_TRUE(srv) << srv.error().to_string();
   ASSERT_TRUE(srv->stop().is_ok());
   response_collector c;
-  auto handle = srv->infer(fp32_request("identity_fp32", "late"), c.callback());
+  auto handle = srv->submit(fp32_request("identity_fp32", "late"), c.callback());
   ASSERT_TRUE(c.wait_finals(1));
   EXPECT_TRUE(handle.completed());
   auto r = c.final_response();

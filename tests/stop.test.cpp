@@ -123,7 +123,7 @@ TEST_F(stop_protocol, every_request_in_flight_is_answered_exactly_once) {
   std::atomic<int> submitted{0};
   auto submit = [&](int t) {
     for (int i = 0; i < 10; ++i) {
-      srv.infer(fp32_request("slow", std::to_string(t) + "-" + std::to_string(i)), c.callback());
+      srv.submit(fp32_request("slow", std::to_string(t) + "-" + std::to_string(i)), c.callback());
       ++submitted;
     }
   };
@@ -156,7 +156,7 @@ TEST_F(stop_protocol, requests_admitted_before_stop_complete_successfully) {
   auto srv = serve();
   response_collector c;
   for (int i = 0; i < 10; ++i)
-    srv.infer(fp32_request("slow", std::to_string(i)), c.callback());
+    srv.submit(fp32_request("slow", std::to_string(i)), c.callback());
   EXPECT_TRUE(srv.stop().is_ok());
   ASSERT_TRUE(c.wait_finals(10));
   for (const auto& e : c.entries())
@@ -175,7 +175,7 @@ TEST(stop_exit_timeout, abandons_a_long_request_and_the_actor_system_still_shuts
   {
     auto srv = actors::server::start(*sys, o);
     ASSERT_TRUE(srv) << srv.error().to_string();
-    auto handle = srv->infer(fp32_request("forever", "long"), c.callback());
+    auto handle = srv->submit(fp32_request("forever", "long"), c.callback());
     auto begin = std::chrono::steady_clock::now();
     auto st = srv->stop();
     auto took = std::chrono::steady_clock::now() - begin;
@@ -203,7 +203,7 @@ TEST_F(stop_protocol, frontends_stop_while_models_still_serve) {
 
   // A request held inside the model until the frontend is told to stop.
   response_collector c;
-  auto held = srv.infer(make_request("held", "held",
+  auto held = srv.submit(make_request("held", "held",
                                      {make_tensor("INPUT0", runtime::data_type::fp32, {4},
                                                   std::vector<float>(4, 1.0f))}),
                         [log, cb = c.callback()](runtime::inference_response&& r) mutable {
@@ -245,7 +245,7 @@ TEST_F(stop_protocol, a_request_a_frontend_makes_during_begin_stop_is_refused_on
   // it is answered.
   std::promise<runtime::inference_response> answered;
   fe->on_begin_stop = [&, log](std::function<void()> drained) {
-    srv.infer(fp32_request("m", "from-frontend"),
+    srv.submit(fp32_request("m", "from-frontend"),
               [&answered, log, drained](runtime::inference_response&& r) {
                 log->add("fe.request_answered");
                 answered.set_value(r);

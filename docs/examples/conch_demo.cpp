@@ -21,7 +21,7 @@ std::vector<inference_response> infer(conch::server& srv, inference_request requ
   std::condition_variable cv;
   std::vector<inference_response> out;
   bool done = false;
-  srv.infer(std::move(request), [&](inference_response&& r) {
+  srv.submit(std::move(request), [&](inference_response&& r) {
     std::lock_guard<std::mutex> guard{mu};
     done = r.final;
     out.push_back(std::move(r));

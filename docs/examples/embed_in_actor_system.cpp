@@ -117,7 +117,7 @@ void submit_all(conch::server srv, int thread, std::shared_ptr<tally> counts) {
     auto expected = values_of(thread, i);
     // The callback runs on a Conch thread: it checks and counts, nothing more.
     // It shares the tally, so a late answer after a timeout stays harmless.
-    srv.infer(make_request(expected), [counts, expected](inference_response&& r) {
+    srv.submit(make_request(expected), [counts, expected](inference_response&& r) {
       if (!r.final)
         return;
       auto error = check(r, expected);

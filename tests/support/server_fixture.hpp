@@ -38,7 +38,7 @@ inline runtime::inference_response infer_sync(actors::server& srv,
                                               std::chrono::milliseconds timeout
                                               = std::chrono::seconds{10}) {
   response_collector c;
-  srv.infer(std::move(request), c.callback());
+  srv.submit(std::move(request), c.callback());
   c.wait_finals(1, timeout);
   return c.final_response();
 }

@@ -10,7 +10,7 @@
 
 namespace conch::actors {
 
-/// The frontend of the in-process API (conch::server::infer, the Python
+/// The frontend of the in-process API (conch::server::submit, the Python
 /// binding): admission and the in-flight count of requests submitted by the
 /// embedding program. Like every frontend it is stopped before the server's
 /// adapters and models, once its in-flight requests are answered.

@@ -16,6 +16,7 @@
 #include "conch/actors/server_options.hpp"
 #include "conch/runtime/inference_job.hpp"
 #include "conch/runtime/result.hpp"
+#include "conch/runtime/submit_policy.hpp"
 #include "conch/runtime/statistics/custom_metric_family.hpp"
 #include "conch/runtime/statistics/statistics_snapshot.hpp"
 #include "conch/transports/shm/region_registry.hpp"
@@ -34,7 +35,7 @@ struct server_metadata {
   std::vector<std::string> extensions;
 };
 
-/// A request in flight, as returned by server::infer. Cancelling it answers a
+/// A request in flight, as returned by server::submit. Cancelling it answers a
 /// queued request at once with CANCELLED and asks a running one to stop.
 /// Thread-safe; may outlive the server.
 class request_handle {
@@ -171,28 +172,16 @@ class server {
 
   // -- inference ----------------------------------------------------------------------
 
-  /// Submits a request. `on_response` receives every response (several for a
-  /// decoupled model), the last one marked final; it is called from Conch's
-  /// threads and must not block. Errors — unknown model, invalid inputs,
-  /// server stopping — arrive the same way, as one final response.
-  request_handle infer(runtime::inference_request request, runtime::response_callback on_response);
-
-  /// As infer, but a small request to a model that neither batches nor
-  /// blocks runs on the calling thread when one of the model's instances is
-  /// idle (its direct lane; see server_options::direct_lane), and then
-  /// `on_response` is called before this returns. For callers whose thread
-  /// may run such a model for a moment: the HTTP loops.
-  request_handle infer_inline(runtime::inference_request request,
-                              runtime::response_callback on_response);
-
-  /// As infer (infer_inline with `inline_ok`), for a request a network
-  /// frontend received: admitted until the frontends have drained at a stop
-  /// instead of refused from its start (server_flags::frontends_open); a
-  /// request of a sequence is refused from the start, as the schedulers end
-  /// idle sequences then. The frontend counts and drains its own requests
-  /// in flight, so the in-process frontend's limit and count do not apply.
-  request_handle infer_from_frontend(runtime::inference_request request,
-                                     runtime::response_callback on_response, bool inline_ok);
+  /// Submits a request: the one way into execution, whoever submits it.
+  /// `on_response` receives every response (several for a decoupled model),
+  /// the last one marked final; it is called from Conch's threads and must
+  /// not block. Errors (unknown model, invalid inputs, server stopping,
+  /// too many in flight) arrive the same way, as one final response.
+  /// `policy` says who submits (how it is admitted) and whether it may run
+  /// on the calling thread, in which case `on_response` may be called before
+  /// this returns (runtime/submit_policy.hpp).
+  request_handle submit(runtime::inference_request request, runtime::response_callback on_response,
+                        runtime::submit_policy policy = {});
 
   // -- tracing (server_tracing.cpp) ---------------------------------------------------
 
@@ -251,8 +240,6 @@ class server {
 
  private:
   explicit server(std::shared_ptr<core> c) : core_(std::move(c)) {}
-  request_handle submit(runtime::inference_request request, runtime::response_callback on_response,
-                        bool inline_ok, bool from_frontend = false);
   std::shared_ptr<core> core_;
 };
 

@@ -41,7 +41,7 @@ TEST(server, serves_the_example_repository_and_stops) {
   r.model_name = "identity_fp32";
   std::vector<float> v(16, 2.5f);
   r.inputs.push_back({"INPUT0", data_type::fp32, {1, 16}, buffer::copy_of(v.data(), 64)});
-  srv.infer(std::move(r), [&](inference_response&& resp) {
+  srv.submit(std::move(r), [&](inference_response&& resp) {
     std::lock_guard<std::mutex> g{mu};
     got.push_back(std::move(resp));
     cv.notify_all();
@@ -72,7 +72,7 @@ TEST(server, a_request_handle_kept_past_stop_does_not_hold_the_actor_system) {
     r.model_name = "identity_fp32";
     std::vector<float> v(16, 1.0f);
     r.inputs.push_back({"INPUT0", data_type::fp32, {1, 16}, buffer::copy_of(v.data(), 64)});
-    kept = srv.infer(std::move(r), [&](inference_response&&) {
+    kept = srv.submit(std::move(r), [&](inference_response&&) {
       std::lock_guard<std::mutex> g{mu};
       done = true;
       cv.notify_all();

@@ -183,15 +183,10 @@ std::shared_ptr<transports::shm::region_registry> server_gateway::shared_memory(
   return srv_.shared_memory();
 }
 
-transports::cancel_fn server_gateway::infer(runtime::inference_request request,
-                                            runtime::response_callback on_response) {
-  auto handle = srv_.infer_from_frontend(std::move(request), std::move(on_response), false);
-  return [handle] { handle.cancel(); };
-}
-
-transports::cancel_fn server_gateway::infer_inline(runtime::inference_request request,
-                                                   runtime::response_callback on_response) {
-  auto handle = srv_.infer_from_frontend(std::move(request), std::move(on_response), true);
+transports::cancel_fn server_gateway::submit(runtime::inference_request request,
+                                             runtime::response_callback on_response,
+                                             runtime::submit_policy policy) {
+  auto handle = srv_.submit(std::move(request), std::move(on_response), policy);
   return [handle] { handle.cancel(); };
 }
 

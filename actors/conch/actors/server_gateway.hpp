@@ -7,7 +7,7 @@ namespace conch::actors {
 
 /// The transports' gateway over a conch::server: lookups read the server's
 /// published model table, repository operations use its asynchronous
-/// variants, inference goes through server::infer. Holds a handle of the
+/// variants, inference goes through server::submit. Holds a handle of the
 /// server, so the server lives as long as this does. Thread-safe.
 class server_gateway final : public transports::gateway {
  public:
@@ -48,10 +48,9 @@ class server_gateway final : public transports::gateway {
   runtime::request_trace_ptr sample_trace(const std::string& model,
                                           bool propagated) const override;
   std::shared_ptr<transports::shm::region_registry> shared_memory() const override;
-  transports::cancel_fn infer(runtime::inference_request request,
-                              runtime::response_callback on_response) override;
-  transports::cancel_fn infer_inline(runtime::inference_request request,
-                                     runtime::response_callback on_response) override;
+  transports::cancel_fn submit(runtime::inference_request request,
+                               runtime::response_callback on_response,
+                               runtime::submit_policy policy) override;
 
  private:
   /// Why a version that is not READY is not: NOT_FOUND when unknown.

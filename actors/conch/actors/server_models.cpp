@@ -127,48 +127,48 @@ status server::poll_repository() {
   return ask_status(*core_->sys, core_->repository, poll_atom_v);
 }
 
-request_handle server::infer(runtime::inference_request request,
-                             runtime::response_callback on_response) {
-  return submit(std::move(request), std::move(on_response), false);
+namespace {
+
+/// The one admission decision of a request, by who submits it
+/// (runtime::submitter says why each is admitted as it is).
+inprocess_frontend::admission admit(const server::core& c, runtime::inference_job& job,
+                                    runtime::submitter from) {
+  using admission = inprocess_frontend::admission;
+  auto open = [](const std::atomic<bool>& flag) {
+    return flag.load(std::memory_order_acquire) ? admission::admitted : admission::stopping;
+  };
+  switch (from) {
+    case runtime::submitter::frontend:
+      // A sequence's request is refused from the start of a stop wherever
+      // it comes from: the schedulers end idle sequences as the stop
+      // begins, so its sequence may be gone already.
+      return std::holds_alternative<std::monostate>(job.request().correlation_id)
+               ? open(c.flags->frontends_open)
+               : open(c.flags->accepting);
+    case runtime::submitter::application:
+      break;
+  }
+  return c.flags->accepting.load(std::memory_order_acquire) ? c.inprocess->admit(job)
+                                                            : admission::stopping;
 }
 
-request_handle server::infer_inline(runtime::inference_request request,
-                                    runtime::response_callback on_response) {
-  return submit(std::move(request), std::move(on_response), core_->options.direct_lane);
-}
-
-request_handle server::infer_from_frontend(runtime::inference_request request,
-                                           runtime::response_callback on_response,
-                                           bool inline_ok) {
-  return submit(std::move(request), std::move(on_response),
-                inline_ok && core_->options.direct_lane, true);
-}
+} // namespace
 
 request_handle server::submit(runtime::inference_request request,
-                              runtime::response_callback on_response, bool inline_ok,
-                              bool from_frontend) {
+                              runtime::response_callback on_response,
+                              runtime::submit_policy policy) {
   auto job = std::make_shared<runtime::inference_job>(std::move(request), std::move(on_response));
   auto& c = *core_;
-  // A sequence's request is refused from the start of a stop wherever it
-  // comes from: the schedulers end idle sequences as the stop begins, so
-  // its sequence may be gone already.
-  bool sequence = !std::holds_alternative<std::monostate>(job->request().correlation_id);
-  auto admitted = from_frontend && !sequence
-                    ? (c.flags->frontends_open.load(std::memory_order_acquire)
-                         ? inprocess_frontend::admission::admitted
-                         : inprocess_frontend::admission::stopping)
-                  : !c.flags->accepting.load(std::memory_order_acquire)
-                    ? inprocess_frontend::admission::stopping
-                  : from_frontend ? inprocess_frontend::admission::admitted
-                                  : c.inprocess->admit(*job);
-  if (admitted != inprocess_frontend::admission::admitted) {
+  if (auto admitted = admit(c, *job, policy.from);
+      admitted != inprocess_frontend::admission::admitted) {
     job->fail(admitted == inprocess_frontend::admission::busy
                 ? runtime::unavailable("the server is busy: too many requests in flight")
                 : runtime::unavailable("Server is stopping"),
               runtime::failure_kind::other);
     return request_handle{std::move(job)};
   }
-  if (inline_ok && submit_inline(*c.flags->table(), job))
+  if (policy.where == runtime::placement::may_run_here && c.options.direct_lane
+      && submit_inline(*c.flags->table(), job))
     return request_handle{std::move(job)};
   // A sequence's requests keep their order on the way to its scheduler.
   const auto& id = job->request().correlation_id;

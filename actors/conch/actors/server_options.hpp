@@ -52,12 +52,12 @@ struct server_options {
   uint32_t adapter_count = 2;
   /// Restarts allowed for crashed adapters, and per instance of a model.
   uint32_t restart_budget = 3;
-  /// Lets server::infer_inline run small requests to models that do not
+  /// Lets server::submit with placement::may_run_here run small requests to models that do not
   /// batch on the submitting thread while an instance is idle (on the
   /// instance's own worker for a model that may block); false sends every
   /// request through the adapters and schedulers.
   bool direct_lane = true;
-  /// In-process requests (infer, infer_inline, the Python API) at most in
+  /// In-process requests (submitter::application: C++ and Python) at most in
   /// flight at once; past it a request is answered UNAVAILABLE ("the server
   /// is busy: too many requests in flight") at once. 0: no limit. Conch's
   /// addition, like the frontends' max_inflight.

@@ -13,6 +13,7 @@
 #include "conch/runtime/inference_response.hpp"
 #include "conch/runtime/logging/log_settings.hpp"
 #include "conch/runtime/result.hpp"
+#include "conch/runtime/submit_policy.hpp"
 #include "conch/runtime/statistics/statistics_snapshot.hpp"
 #include "conch/runtime/tracing/trace_settings.hpp"
 #include "conch/transports/shm/region_registry.hpp"
@@ -192,19 +193,14 @@ class gateway {
 
   // -- inference -------------------------------------------------------------
 
-  /// Submits a request. `on_response` receives every response, the last one
-  /// marked final, from the server's threads; errors arrive the same way.
-  /// Returns what cancels the request.
-  virtual cancel_fn infer(runtime::inference_request request,
-                          runtime::response_callback on_response) = 0;
-
-  /// As infer, but the server may answer a small request on the calling
-  /// thread, calling `on_response` before this returns. For callers that
-  /// expect that: an HTTP loop, whose responders queue the answer.
-  virtual cancel_fn infer_inline(runtime::inference_request request,
-                                 runtime::response_callback on_response) {
-    return infer(std::move(request), std::move(on_response));
-  }
+  /// Submits a request through the server's one submit path (see
+  /// server::submit). `on_response` receives every response, the last one
+  /// marked final, from the server's threads (or, with
+  /// placement::may_run_here, on the calling thread before this returns);
+  /// errors arrive the same way. Returns what cancels the request.
+  virtual cancel_fn submit(runtime::inference_request request,
+                           runtime::response_callback on_response,
+                           runtime::submit_policy policy) = 0;
 };
 
 using gateway_ptr = std::shared_ptr<gateway>;

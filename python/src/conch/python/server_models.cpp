@@ -120,7 +120,8 @@ submitted_request py_server::infer(const request_fields& fields, py::object on_r
   actors::request_handle handle;
   {
     nogil released;
-    handle = h->server().infer_inline(std::move(request), std::move(push));
+    handle = h->server().submit(std::move(request), std::move(push),
+                                runtime::inprocess_may_run_here);
     queue->spin_for_response();
   }
   queue->set_handle(std::move(handle));

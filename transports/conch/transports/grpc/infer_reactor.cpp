@@ -141,10 +141,10 @@ infer_reactor* infer_reactor::start(gateway& server, std::shared_ptr<inflight_ca
   call->encoding = std::move(prepared->encoding);
   prepared->request.trace = call->trace;
   // A small request to an idle instance may be answered before this returns.
-  auto cancel = server.infer_inline(std::move(prepared->request),
-                                    [call](runtime::inference_response&& r) {
-                                      call->on_response(std::move(r));
-                                    });
+  auto cancel = server.submit(
+    std::move(prepared->request),
+    [call](runtime::inference_response&& r) { call->on_response(std::move(r)); },
+    runtime::frontend_request);
   call->calls->set_cancel(call->ticket, cancel);
   std::lock_guard<std::mutex> guard{call->mutex};
   if (!call->finished)

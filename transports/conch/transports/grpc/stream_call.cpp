@@ -234,10 +234,10 @@ void stream_call::submit(const std::shared_ptr<stream_call>& self) {
   // A small request to an idle instance may be answered before this returns
   // (reading is still set, so the answer starts no read).
   prepared->request.trace = info.trace;
-  auto cancel = server->infer_inline(std::move(prepared->request),
-                                     [self, info](runtime::inference_response&& r) {
-                                       self->on_response(info, std::move(r));
-                                     });
+  auto cancel = server->submit(
+    std::move(prepared->request),
+    [self, info](runtime::inference_response&& r) { self->on_response(info, std::move(r)); },
+    runtime::frontend_request);
   // A stream that ended while the request was being submitted cancels it.
   bool cancel_now = false;
   {

@@ -148,9 +148,10 @@ template <class Pending>
 void submit(route_call& call, runtime::inference_request request,
             std::shared_ptr<Pending> pending) {
   request.trace = pending->trace;
-  auto cancel = call.settings.server->infer(
+  auto cancel = call.settings.server->submit(
     std::move(request),
-    [pending](runtime::inference_response&& r) { pending->on_response(std::move(r)); });
+    [pending](runtime::inference_response&& r) { pending->on_response(std::move(r)); },
+    {runtime::submitter::frontend, runtime::placement::queued});
   call.req->on_cancel([cancel = std::move(cancel)] {
     if (cancel)
       cancel();

@@ -143,10 +143,11 @@ void serve_infer(route_call&& call) {
     pending_infer{std::move(*decoded), std::move(call.res), std::move(call.ticket), call.req,
                   std::nullopt, std::move(*shm_outputs), std::move(trace)});
   // The loop may run a small request itself: the answer then goes through
-  // the responder's queue before infer_inline returns.
-  auto cancel = server.infer_inline(std::move(request), [pending](runtime::inference_response&& r) {
-    pending->on_response(std::move(r));
-  });
+  // the responder's queue before submit returns.
+  auto cancel = server.submit(
+    std::move(request),
+    [pending](runtime::inference_response&& r) { pending->on_response(std::move(r)); },
+    runtime::frontend_request);
   // A client that leaves cancels its request; the hook is dropped once the
   // answer is written.
   call.req->on_cancel([cancel = std::move(cancel)] {

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <cstdint>
+
+namespace conch::runtime {
+
+/// Who submits a request, which decides how it is admitted.
+enum class submitter : uint8_t {
+  /// The in-process API (C++ or Python): counted against the server's
+  /// in-process limit, refused from the start of a stop.
+  application,
+  /// A network frontend, which counts and drains its own requests: admitted
+  /// until the frontends have drained at a stop. A request of a sequence is
+  /// refused from the stop's start, as the schedulers end idle sequences then.
+  frontend,
+};
+
+/// Where a request may run.
+enum class placement : uint8_t {
+  /// Through its model's queue, never on the submitting thread.
+  queued,
+  /// On the submitting thread when its model neither batches nor blocks and
+  /// has an idle instance (the direct lane; server_options::direct_lane),
+  /// so the response callback may run before submit returns. For callers
+  /// whose thread may run such a model for a moment: the I/O loops, the
+  /// gRPC handlers, the Python API.
+  may_run_here,
+};
+
+/// How the server takes one request in: the strong-typed policy of its one
+/// submit path.
+struct submit_policy {
+  submitter from = submitter::application;
+  placement where = placement::queued;
+};
+
+/// The policy of a network frontend's request.
+inline constexpr submit_policy frontend_request{submitter::frontend, placement::may_run_here};
+
+/// The policy of an in-process caller whose thread may run a small request
+/// itself (the Python API).
+inline constexpr submit_policy inprocess_may_run_here{submitter::application,
+                                                      placement::may_run_here};
+
+} // namespace conch::runtime
