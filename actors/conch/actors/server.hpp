@@ -109,6 +109,10 @@ class server {
   /// returns; never blocks.
   void check_model_ready(const std::string& name, int64_t version,
                          std::function<void(bool ready)> done) const;
+  /// True when the repository knows the model (and the version, unless -1)
+  /// in whatever state: an unknown one is NOT_FOUND, a known one that is
+  /// not READY merely unavailable.
+  bool model_known(const std::string& name, int64_t version = -1) const;
   runtime::result<conch::actors::model_metadata> model_metadata(const std::string& name,
                                                  int64_t version = -1) const;
   runtime::result<std::shared_ptr<const inference::ModelConfig>>

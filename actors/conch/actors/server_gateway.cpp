@@ -66,11 +66,10 @@ runtime::status server_gateway::not_ready(const std::string& name, int64_t versi
   auto config = srv_.model_config(name, version);
   if (config)
     return runtime::status::ok();
-  // A model the repository knows whose versions are all unloaded or failed
+  // A model (or version) the repository knows that is unloaded or failed
   // exists but is not ready (400), unlike an unknown one (404).
   const auto& err = config.error();
-  if (err.code() == runtime::errc::not_found
-      && err.message().find("has no available versions") != std::string::npos)
+  if (srv_.model_known(name, version))
     return runtime::unavailable(err.message());
   return err;
 }

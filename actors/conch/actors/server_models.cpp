@@ -42,6 +42,16 @@ bool server::model_ready(const std::string& name, int64_t version) const {
   return t && (*t)->resolve(name, version).has_value();
 }
 
+bool server::model_known(const std::string& name, int64_t version) const {
+  auto t = core_->table();
+  if (!t)
+    return false;
+  auto i = (*t)->models.find(name);
+  if (i == (*t)->models.end() || i->second.versions.empty())
+    return false;
+  return version < 0 || (*t)->find(name, version) != nullptr;
+}
+
 void server::check_model_ready(const std::string& name, int64_t version,
                                std::function<void(bool)> done) const {
   auto t = core_->table();
