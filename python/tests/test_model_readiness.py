@@ -32,6 +32,7 @@ CASES = {
     "returns_false": ("false", 0),
     "raises_error": ("exception", 0),
     "returns_non_boolean": ("non_boolean", 0),
+    "raises_system_exit": ("system_exit", 0),
     "coroutine_returns_true": ("coroutine", 0),
     "takes_long": ("true", SLOW_S),
 }
@@ -100,6 +101,7 @@ def _ready_everywhere(ports: tuple, model: str) -> list:
     ("returns_false", False),
     ("raises_error", False),
     ("returns_non_boolean", False),
+    ("raises_system_exit", False),
     ("coroutine_returns_true", True),
     ("without_check", True),
 ])
@@ -114,6 +116,15 @@ def test_is_ready_decides_the_models_readiness(ports: tuple, model: str, expecte
 def test_a_check_that_raised_leaves_other_models_ready(ports: tuple) -> None:
     assert _ready_everywhere(ports, "raises_error") == [False] * 4
     assert _ready_everywhere(ports, "returns_true") == [True] * 4
+
+
+def test_a_check_that_raised_anything_leaves_the_next_check_free(ports: tuple) -> None:
+    # Each query runs a check of its own again, and answers at once rather
+    # than wait out a timeout behind a check that never ended.
+    for _ in range(3):
+        began = time.monotonic()
+        assert ports[0].model("raises_system_exit").ready() is False
+        assert time.monotonic() - began < TIMEOUT_S * 0.9
 
 
 def test_a_slow_check_times_out_and_the_next_query_waits_for_it(ports: tuple) -> None:
@@ -141,3 +152,20 @@ def test_concurrent_ready_and_infer_requests(ports: tuple) -> None:
 
     with concurrent.futures.ThreadPoolExecutor(16) as pool:
         assert all(pool.map(one, range(32)))
+
+
+def test_a_flood_of_queries_on_a_slow_check_is_answered(ports: tuple) -> None:
+    _, http_port, _ = ports
+
+    def ask(_: int) -> bool:
+        client = httpclient.InferenceServerClient(f"localhost:{http_port}")
+        try:
+            return client.is_model_ready("takes_long")
+        finally:
+            client.close()
+
+    # They share the checks in flight (at most one at a time), so the flood
+    # costs two threads, not one per query, and each gets its answer.
+    with concurrent.futures.ThreadPoolExecutor(32) as pool:
+        answers = list(pool.map(ask, range(64)))
+    assert len(answers) == 64 and all(isinstance(a, bool) for a in answers)

@@ -9,10 +9,12 @@ and the queries that arrive meanwhile wait for its answer rather than start
 another, so a slow ``is_ready()`` is never run twice at once.
 
 The method runs on a thread of its own, never the instance's, so that a
-model busy in ``execute()`` still answers. A coroutine (``async def
-is_ready``) runs on the instance's event loop when the instance has one
-that runs side by side with it (decoupled ``async def execute``), and on a
-loop of the check's own otherwise.
+model busy in ``execute()`` still answers; one more thread answers the
+queries whose time is up. Both live only while a check runs, however many
+queries wait for it. A coroutine (``async def is_ready``) runs on the
+instance's event loop when the instance has one that runs side by side with
+it (decoupled ``async def execute``), and on a loop of the check's own
+otherwise.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import asyncio
 import inspect
 import logging
 import threading
+import time
 from typing import Any, Callable, List, Optional
 
 __all__ = ["ReadinessCheck", "TIMEOUT_S"]
@@ -30,14 +33,13 @@ TIMEOUT_S = 5.0
 
 
 class _Query:
-    """One readiness query: answered once, by the check or by its timer."""
+    """One readiness query, answered once: by the check, or past its deadline."""
 
-    __slots__ = ("done", "timer", "answered")
+    __slots__ = ("done", "deadline")
 
-    def __init__(self, done: Callable[[bool], None]) -> None:
+    def __init__(self, done: Callable[[bool], None], deadline: float) -> None:
         self.done = done
-        self.timer: Optional[threading.Timer] = None
-        self.answered = False
+        self.deadline = deadline
 
 
 class ReadinessCheck:
@@ -46,38 +48,55 @@ class ReadinessCheck:
         self._fn = fn
         self._instance = instance
         self._loop = loop  # the instance's concurrent event loop, if it has one
-        self._lock = threading.Lock()
+        self._changed = threading.Condition()
         self._waiting: List[_Query] = []
         self._running = False
 
     def query(self, done: Callable[[bool], None]) -> None:
         """Asks is_ready(); `done(ready)` is called once, from another thread."""
-        q = _Query(done)
-        q.timer = threading.Timer(TIMEOUT_S, self._expire, (q,))
-        q.timer.daemon = True
-        with self._lock:
+        q = _Query(done, time.monotonic() + TIMEOUT_S)
+        with self._changed:
             self._waiting.append(q)
-            start = not self._running
+            if self._running:
+                self._changed.notify()  # the expiry thread has a new deadline
+                return
             self._running = True
-        q.timer.start()
-        if start:
-            threading.Thread(target=self._run, daemon=True,
-                             name=f"conch-ready-{self._instance}").start()
+            try:
+                threading.Thread(target=self._run, daemon=True,
+                                 name=f"conch-ready-{self._instance}").start()
+                threading.Thread(target=self._expire, daemon=True,
+                                 name=f"conch-ready-timeout-{self._instance}").start()
+            except BaseException:
+                # No thread, no check: nothing waits, and the next query
+                # tries again. The caller answers this one.
+                self._waiting.clear()
+                self._running = False
+                raise
+
+    def _expire(self) -> None:
+        """Answers False to each query whose deadline passes first, until the
+        check is over."""
+        with self._changed:
+            while self._running:
+                now = time.monotonic()
+                late = [q for q in self._waiting if q.deadline <= now]
+                if late:
+                    self._waiting = [q for q in self._waiting if q.deadline > now]
+                    self._changed.release()
+                    try:
+                        for q in late:
+                            self._answer(q, False)
+                    finally:
+                        self._changed.acquire()
+                    continue
+                wait = min((q.deadline for q in self._waiting), default=now + TIMEOUT_S) - now
+                self._changed.wait(max(wait, 0.0))
 
     def _answer(self, q: _Query, ready: bool) -> None:
-        with self._lock:
-            if q.answered:
-                return
-            q.answered = True
-        if q.timer is not None:
-            q.timer.cancel()
-        q.done(ready)
-
-    def _expire(self, q: _Query) -> None:
-        with self._lock:
-            if q in self._waiting:
-                self._waiting.remove(q)
-        self._answer(q, False)
+        try:
+            q.done(ready)
+        except Exception:
+            logging.getLogger("conch").exception("answering a readiness query failed")
 
     def _call(self) -> bool:
         log = logging.getLogger("conch")
@@ -86,10 +105,10 @@ class ReadinessCheck:
             if inspect.iscoroutine(value):
                 loop = self._loop()
                 if loop is not None and loop.is_running():
-                    value = asyncio.run_coroutine_threadsafe(value, loop).result()
+                    value = asyncio.run_coroutine_threadsafe(value, loop).result(TIMEOUT_S * 4)
                 else:
                     value = asyncio.run(value)
-        except Exception as e:
+        except BaseException as e:  # noqa: B036 - whatever it raised, the model is not ready
             log.error("is_ready() of model instance '%s' raised: %s: %s", self._instance,
                       type(e).__name__, e)
             return False
@@ -100,9 +119,13 @@ class ReadinessCheck:
         return value
 
     def _run(self) -> None:
-        ready = self._call()
-        with self._lock:
-            waiting, self._waiting = self._waiting, []
-            self._running = False
-        for q in waiting:
-            self._answer(q, ready)
+        ready = False
+        try:
+            ready = self._call()
+        finally:
+            with self._changed:
+                waiting, self._waiting = self._waiting, []
+                self._running = False
+                self._changed.notify()
+            for q in waiting:
+                self._answer(q, ready)

@@ -127,6 +127,9 @@ class python_readiness_probe final : public rb::readiness_probe,
   explicit python_readiness_probe(py_ref check) : check_(std::move(check)) {}
 
   void probe(std::function<void(bool)> done) override {
+    // A finalizing interpreter drops deferred calls: nothing would answer.
+    if (!interpreter_alive())
+      return done(false);
     using call = std::pair<std::shared_ptr<python_readiness_probe>, std::function<void(bool)>>;
     call_with_gil(
       [](void* arg) {
@@ -136,6 +139,8 @@ class python_readiness_probe final : public rb::readiness_probe,
         } catch (py::error_already_set& e) {
           e.discard_as_unraisable("conch: a model's readiness check");
           c->second(false); // not asked: not known to be ready
+        } catch (...) {
+          c->second(false);
         }
       },
       new call{shared_from_this(), std::move(done)}, true);

@@ -28,6 +28,8 @@ class TritonPythonModel:
             raise RuntimeError("is_ready failed on purpose")
         if self.behaviour == "non_boolean":
             return "ready"
+        if self.behaviour == "system_exit":
+            raise SystemExit(3)
         return True
 
     def execute(self, requests):
