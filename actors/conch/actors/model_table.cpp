@@ -2,17 +2,6 @@
 
 namespace conch::actors {
 
-std::string_view model_state_name(model_state s) noexcept {
-  switch (s) {
-    case model_state::unknown: return "UNKNOWN";
-    case model_state::loading: return "LOADING";
-    case model_state::ready: return "READY";
-    case model_state::unloading: return "UNLOADING";
-    case model_state::unavailable: return "UNAVAILABLE";
-  }
-  return "UNKNOWN";
-}
-
 runtime::result<const version_entry*> model_table::resolve(const std::string& name,
                                                            int64_t version) const {
   auto i = models.find(name);

@@ -10,14 +10,17 @@
 
 #include "conch/actors/direct_lane.hpp"
 #include "conch/actors/model_readiness.hpp"
-#include "conch/actors/model_state.hpp"
 #include "conch/runtime/output_labels.hpp"
+#include "conch/runtime/repository/model_state.hpp"
 #include "conch/runtime/result.hpp"
 #include "conch/runtime/statistics/model_statistics.hpp"
 #include "conch/runtime/tensor_reshape.hpp"
 #include "model_config.pb.h"
 
 namespace conch::actors {
+
+using runtime::model_state;
+using runtime::model_state_name;
 
 /// One version of a model as the request path sees it.
 struct version_entry {

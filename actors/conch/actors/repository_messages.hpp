@@ -8,29 +8,18 @@
 
 #include <caf/allowed_unsafe_message_type.hpp>
 
-#include "conch/actors/model_state.hpp"
+#include "conch/runtime/repository/load_parameters.hpp"
+#include "conch/runtime/repository/model_state.hpp"
 #include "conch/runtime/repository/repository_root.hpp"
 
 namespace conch::actors {
 
-/// What a load asks for beyond the model's name: a JSON configuration that
-/// replaces config.pbtxt, and file contents ("file:<version>/<path>", bytes)
-/// that replace the model directory.
-struct load_parameters {
-  std::optional<std::string> config_json;
-  std::vector<std::pair<std::string, std::string>> files;
-};
+using runtime::index_entry;
+using runtime::load_parameters;
+using runtime::model_state;
+using runtime::model_state_name;
 
 using load_parameters_ptr = std::shared_ptr<const load_parameters>;
-
-/// One row of the repository index. `version` is empty and state unknown for
-/// a model that was found but never loaded.
-struct index_entry {
-  std::string name;
-  std::string version;
-  model_state state = model_state::unknown;
-  std::string reason;
-};
 
 using index_ptr = std::shared_ptr<const std::vector<index_entry>>;
 

@@ -11,11 +11,12 @@
 
 #include "conch/actors/frontend_health.hpp"
 #include "conch/actors/frontend_transport.hpp"
-#include "conch/actors/model_metadata.hpp"
 #include "conch/actors/repository_messages.hpp"
 #include "conch/actors/server_options.hpp"
 #include "conch/runtime/inference_job.hpp"
+#include "conch/runtime/model_config/model_metadata.hpp"
 #include "conch/runtime/result.hpp"
+#include "conch/runtime/server_metadata.hpp"
 #include "conch/runtime/submit_policy.hpp"
 #include "conch/runtime/statistics/custom_metric_family.hpp"
 #include "conch/runtime/statistics/statistics_snapshot.hpp"
@@ -28,12 +29,9 @@ class Collectable;
 
 namespace conch::actors {
 
-/// Server metadata: name, version and the protocol extensions implemented.
-struct server_metadata {
-  std::string name;
-  std::string version;
-  std::vector<std::string> extensions;
-};
+using runtime::model_metadata;
+using runtime::server_metadata;
+using runtime::tensor_metadata;
 
 /// A request in flight, as returned by server::submit. Cancelling it answers a
 /// queued request at once with CANCELLED and asks a running one to stop.
@@ -113,8 +111,10 @@ class server {
   /// in whatever state: an unknown one is NOT_FOUND, a known one that is
   /// not READY merely unavailable.
   bool model_known(const std::string& name, int64_t version = -1) const;
-  runtime::result<conch::actors::model_metadata> model_metadata(const std::string& name,
-                                                 int64_t version = -1) const;
+  /// The metadata of a READY version: the requested one (its number alone in
+  /// `versions`), or, for -1, the highest (listing every READY version).
+  runtime::result<runtime::model_metadata> model_metadata(const std::string& name,
+                                                          int64_t version = -1) const;
   runtime::result<std::shared_ptr<const inference::ModelConfig>>
   model_config(const std::string& name, int64_t version = -1) const;
   /// Statistics of READY versions: all models when `name` is empty, all

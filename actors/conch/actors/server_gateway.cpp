@@ -8,14 +8,6 @@
 
 namespace conch::actors {
 
-namespace {
-
-transports::tensor_info to_wire(const tensor_metadata& t) {
-  return {t.name, t.datatype, t.shape};
-}
-
-} // namespace
-
 std::vector<std::string> http_extensions(const std::vector<std::string>& server_extensions) {
   // The protocol's order (spec §1.3); only what is implemented is listed.
   static constexpr std::array<std::string_view, 14> order{
@@ -43,15 +35,18 @@ bool server_gateway::live() const { return srv_.live(); }
 
 bool server_gateway::ready() const { return srv_.ready(); }
 
-transports::server_info server_gateway::server_metadata() const {
+runtime::server_metadata server_gateway::server_metadata() const {
   auto m = srv_.metadata();
-  return {m.name, m.version, http_extensions(m.extensions)};
+  m.extensions = http_extensions(m.extensions);
+  return m;
 }
 
 void server_gateway::model_ready(const std::string& name, int64_t version,
                                  transports::completion<runtime::status> done) const {
   if (!srv_.model_ready(name, version))
-    return done(not_ready(name, version));
+    if (auto st = not_ready(name, version); !st.is_ok())
+      return done(std::move(st));
+  // READY (maybe only just): the model's own checks have their say.
   srv_.check_model_ready(name, version, [done = std::move(done), name, version](bool ready) {
     done(ready ? runtime::status::ok()
                : runtime::unavailable("model '" + name + "' version "
@@ -74,20 +69,9 @@ runtime::status server_gateway::not_ready(const std::string& name, int64_t versi
   return err;
 }
 
-runtime::result<transports::model_info> server_gateway::model_metadata(const std::string& name,
-                                                                       int64_t version) const {
-  auto m = srv_.model_metadata(name, version);
-  if (!m)
-    return m.error();
-  transports::model_info out;
-  out.name = m->name;
-  out.versions = version >= 0 ? std::vector<std::string>{std::to_string(version)} : m->versions;
-  out.platform = m->platform;
-  for (const auto& t : m->inputs)
-    out.inputs.push_back(to_wire(t));
-  for (const auto& t : m->outputs)
-    out.outputs.push_back(to_wire(t));
-  return out;
+runtime::result<runtime::model_metadata> server_gateway::model_metadata(const std::string& name,
+                                                                        int64_t version) const {
+  return srv_.model_metadata(name, version);
 }
 
 runtime::result<std::shared_ptr<const inference::ModelConfig>>
@@ -101,28 +85,13 @@ server_gateway::model_statistics(const std::string& name, int64_t version) const
 }
 
 void server_gateway::repository_index(
-  bool ready_only,
-  transports::completion<runtime::result<std::vector<transports::repository_entry>>> done) {
-  srv_.repository_index_async(ready_only, [done = std::move(done)](
-                                            runtime::result<std::vector<index_entry>> index) {
-    if (!index) {
-      done(index.error());
-      return;
-    }
-    std::vector<transports::repository_entry> out;
-    out.reserve(index->size());
-    for (const auto& e : *index)
-      out.push_back({e.name, e.version, std::string{model_state_name(e.state)}, e.reason});
-    done(std::move(out));
-  });
+  bool ready_only, transports::completion<runtime::result<std::vector<runtime::index_entry>>> done) {
+  srv_.repository_index_async(ready_only, std::move(done));
 }
 
-void server_gateway::load(std::string name, transports::load_request request,
+void server_gateway::load(std::string name, runtime::load_parameters request,
                           transports::completion<runtime::status> done) {
-  load_parameters params;
-  params.config_json = std::move(request.config_json);
-  params.files = std::move(request.files);
-  srv_.load_async(name, std::move(params), std::move(done));
+  srv_.load_async(name, std::move(request), std::move(done));
 }
 
 void server_gateway::unload(std::string name, bool unload_dependents,

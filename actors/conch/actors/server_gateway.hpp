@@ -15,10 +15,10 @@ class server_gateway final : public transports::gateway {
 
   bool live() const override;
   bool ready() const override;
-  transports::server_info server_metadata() const override;
+  runtime::server_metadata server_metadata() const override;
   void model_ready(const std::string& name, int64_t version,
                    transports::completion<runtime::status> done) const override;
-  runtime::result<transports::model_info> model_metadata(const std::string& name,
+  runtime::result<runtime::model_metadata> model_metadata(const std::string& name,
                                                          int64_t version) const override;
   runtime::result<std::shared_ptr<const inference::ModelConfig>>
   model_config(const std::string& name, int64_t version) const override;
@@ -26,9 +26,9 @@ class server_gateway final : public transports::gateway {
   model_statistics(const std::string& name, int64_t version) const override;
   void repository_index(
     bool ready_only,
-    transports::completion<runtime::result<std::vector<transports::repository_entry>>> done)
+    transports::completion<runtime::result<std::vector<runtime::index_entry>>> done)
     override;
-  void load(std::string name, transports::load_request request,
+  void load(std::string name, runtime::load_parameters request,
             transports::completion<runtime::status> done) override;
   void unload(std::string name, bool unload_dependents,
               transports::completion<runtime::status> done) override;

@@ -66,7 +66,7 @@ void server::check_model_ready(const std::string& name, int64_t version,
   (*entry)->readiness->check(std::move(done));
 }
 
-runtime::result<conch::actors::model_metadata> server::model_metadata(const std::string& name,
+runtime::result<runtime::model_metadata> server::model_metadata(const std::string& name,
                                                                       int64_t version) const {
   auto t = core_->table();
   if (!t)
@@ -74,11 +74,15 @@ runtime::result<conch::actors::model_metadata> server::model_metadata(const std:
   auto entry = (*t)->resolve(name, version);
   if (!entry)
     return entry.error();
-  std::vector<int64_t> ready;
-  for (const auto& v : (*t)->models.at(name).versions)
-    if (v.state == model_state::ready)
-      ready.push_back(v.version);
-  return make_model_metadata(*(*entry)->config, ready);
+  // As Triton: the requested version, or every READY one.
+  std::vector<int64_t> versions;
+  if (version >= 0)
+    versions.push_back(version);
+  else
+    for (const auto& v : (*t)->models.at(name).versions)
+      if (v.state == model_state::ready)
+        versions.push_back(v.version);
+  return runtime::make_model_metadata(*(*entry)->config, versions);
 }
 
 runtime::result<std::shared_ptr<const inference::ModelConfig>>

@@ -33,14 +33,12 @@ bool table_gateway::admitting() const {
   return flags && flags->accepting.load(std::memory_order_acquire);
 }
 
-void table_gateway::load(const std::string& name, std::optional<std::string> config_json,
-                         std::vector<std::pair<std::string, std::string>> files,
+void table_gateway::load(const std::string& name, runtime::load_parameters parameters,
                          status_callback done) {
   auto repository = caf::actor_cast<caf::actor>(repository_);
   if (!repository)
     return done(runtime::unavailable("server is stopping"));
-  auto params = std::make_shared<const load_parameters>(
-    load_parameters{std::move(config_json), std::move(files)});
+  auto params = std::make_shared<const load_parameters>(std::move(parameters));
   ask_async<runtime::status>(repository->home_system(), repository, std::move(done), load_atom_v,
                              name, params);
 }

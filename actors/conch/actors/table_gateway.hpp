@@ -30,8 +30,7 @@ class table_gateway final : public runtime::backends::model_gateway {
   runtime::result<std::shared_ptr<const inference::ModelConfig>>
   config_of(const std::string& name, int64_t version) const override;
   bool admitting() const override;
-  void load(const std::string& name, std::optional<std::string> config_json,
-            std::vector<std::pair<std::string, std::string>> files,
+  void load(const std::string& name, runtime::load_parameters parameters,
             status_callback done) override;
   void unload(const std::string& name, bool dependents, status_callback done) override;
 

@@ -12,7 +12,11 @@
 #include "conch/runtime/inference_request.hpp"
 #include "conch/runtime/inference_response.hpp"
 #include "conch/runtime/logging/log_settings.hpp"
+#include "conch/runtime/model_config/model_metadata.hpp"
+#include "conch/runtime/repository/load_parameters.hpp"
+#include "conch/runtime/repository/model_state.hpp"
 #include "conch/runtime/result.hpp"
+#include "conch/runtime/server_metadata.hpp"
 #include "conch/runtime/submit_policy.hpp"
 #include "conch/runtime/statistics/statistics_snapshot.hpp"
 #include "conch/runtime/tracing/trace_settings.hpp"
@@ -20,52 +24,6 @@
 #include "model_config.pb.h"
 
 namespace conch::transports {
-
-/// Server metadata: the name, the version and the protocol extensions the
-/// server implements, in the order the KServe protocol lists them.
-struct server_info {
-  std::string name;
-  std::string version;
-  std::vector<std::string> extensions;
-};
-
-/// One input or output of a model: name, protocol datatype ("FP32") and
-/// shape, with -1 for the batch dimension of a batching model.
-struct tensor_info {
-  std::string name;
-  std::string datatype;
-  std::vector<int64_t> shape;
-};
-
-/// Model metadata as the KServe protocol reports it.
-struct model_info {
-  std::string name;
-  /// The requested version, or every READY version when none was requested.
-  std::vector<std::string> versions;
-  /// config.platform, or config.backend when the platform is empty.
-  std::string platform;
-  std::vector<tensor_info> inputs;
-  std::vector<tensor_info> outputs;
-};
-
-/// One row of the repository index.
-struct repository_entry {
-  std::string name;
-  /// Empty for a model that was found but never loaded.
-  std::string version;
-  /// "READY", "UNAVAILABLE", "LOADING", "UNLOADING" or "UNKNOWN".
-  std::string state;
-  /// Why the version is not READY; empty otherwise.
-  std::string reason;
-};
-
-/// What a load asks for beyond the model's name.
-struct load_request {
-  /// A ModelConfig in protobuf JSON that replaces config.pbtxt.
-  std::optional<std::string> config_json;
-  /// ("file:<version>/<path>", contents) pairs that replace the model's files.
-  std::vector<std::pair<std::string, std::string>> files;
-};
 
 /// The logging settings of the logging extension: the process-global
 /// logger's own settings type.
@@ -99,7 +57,7 @@ class gateway {
   virtual bool ready() const = 0;
 
   /// The server's name, version and implemented extensions.
-  virtual server_info server_metadata() const = 0;
+  virtual runtime::server_metadata server_metadata() const = 0;
 
   // -- models ----------------------------------------------------------------
 
@@ -112,7 +70,7 @@ class gateway {
                            completion<runtime::status> done) const = 0;
 
   /// The metadata of a READY version (-1: the highest).
-  virtual runtime::result<model_info> model_metadata(const std::string& name,
+  virtual runtime::result<runtime::model_metadata> model_metadata(const std::string& name,
                                                      int64_t version) const = 0;
 
   /// The normalised configuration of a READY version (-1: the highest).
@@ -128,11 +86,11 @@ class gateway {
 
   /// Lists the repository's models (only READY versions with `ready_only`).
   virtual void repository_index(
-    bool ready_only, completion<runtime::result<std::vector<repository_entry>>> done) = 0;
+    bool ready_only, completion<runtime::result<std::vector<runtime::index_entry>>> done) = 0;
 
   /// Loads or reloads model `name`; `done` gets the outcome once it is READY
   /// or failed.
-  virtual void load(std::string name, load_request request,
+  virtual void load(std::string name, runtime::load_parameters request,
                     completion<runtime::status> done) = 0;
 
   /// Unloads model `name` (and the models only it needed, when asked).

@@ -121,7 +121,7 @@ bool py_server::model_ready(const std::string& name, int64_t version) {
 
 namespace {
 
-py::list tensors_of(const std::vector<actors::tensor_metadata>& tensors) {
+py::list tensors_of(const std::vector<runtime::tensor_metadata>& tensors) {
   py::list out;
   for (const auto& t : tensors) {
     py::dict d;

@@ -2,7 +2,7 @@
 
 #include <pybind11/stl.h>
 
-#include "conch/actors/model_state.hpp"
+#include "conch/runtime/repository/model_state.hpp"
 #include "conch/python/gil.hpp"
 #include "conch/python/server.hpp"
 #include "conch/python/status.hpp"
@@ -39,8 +39,8 @@ py::list py_server::repository_index(bool ready_only) {
   py::list out;
   for (const auto& e : *index) {
     py::object state = py::none();
-    if (e.state != actors::model_state::unknown)
-      state = py::str(std::string{actors::model_state_name(e.state)});
+    if (e.state != runtime::model_state::unknown)
+      state = py::str(std::string{runtime::model_state_name(e.state)});
     out.append(py::make_tuple(e.name, e.version, state, e.reason));
   }
   return out;

@@ -11,6 +11,7 @@
 
 #include "conch/runtime/backends/readiness_probe.hpp"
 #include "conch/runtime/inference_job.hpp"
+#include "conch/runtime/repository/load_parameters.hpp"
 #include "conch/runtime/result.hpp"
 #include "model_config.pb.h"
 
@@ -42,12 +43,11 @@ class model_gateway {
   /// Receives the outcome of a repository operation.
   using status_callback = std::function<void(status)>;
 
-  /// Loads (or reloads) `name` as a load request would, with an optional
-  /// JSON configuration and files (path in the model's directory, bytes);
-  /// `done` hears when it is READY or failed, on a thread of the server's.
-  /// UNSUPPORTED where no repository can be reached.
-  virtual void load(const std::string& /*name*/, std::optional<std::string> /*config_json*/,
-                    std::vector<std::pair<std::string, std::string>> /*files*/,
+  /// Loads (or reloads) `name` as a load request would, with what replaces
+  /// its configuration and files; `done` hears when it is READY or failed,
+  /// on a thread of the server's. UNSUPPORTED where no repository can be
+  /// reached.
+  virtual void load(const std::string& /*name*/, load_parameters /*parameters*/,
                     status_callback done) {
     done(unsupported("loading models is not supported here"));
   }

@@ -8,7 +8,7 @@ namespace {
 
 using runtime::statistics::duration_stat;
 
-void encode_tensors(const std::vector<tensor_info>& tensors,
+void encode_tensors(const std::vector<runtime::tensor_metadata>& tensors,
                     google::protobuf::RepeatedPtrField<
                       inference::ModelMetadataResponse::TensorMetadata>& out) {
   for (const auto& t : tensors) {
@@ -39,14 +39,14 @@ void encode_inference_stats(const runtime::statistics::statistics_snapshot& s,
 
 } // namespace
 
-void encode_server_metadata(const server_info& info, inference::ServerMetadataResponse& out) {
+void encode_server_metadata(const runtime::server_metadata& info, inference::ServerMetadataResponse& out) {
   out.set_name(info.name);
   out.set_version(info.version);
   for (const auto& e : info.extensions)
     out.add_extensions(e);
 }
 
-void encode_model_metadata(const model_info& info, inference::ModelMetadataResponse& out) {
+void encode_model_metadata(const runtime::model_metadata& info, inference::ModelMetadataResponse& out) {
   out.set_name(info.name);
   for (const auto& v : info.versions)
     out.add_versions(v);

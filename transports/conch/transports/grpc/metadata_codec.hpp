@@ -7,10 +7,10 @@
 namespace conch::transports::grpc {
 
 /// Writes server metadata into a ServerMetadataResponse.
-void encode_server_metadata(const server_info& info, inference::ServerMetadataResponse& out);
+void encode_server_metadata(const runtime::server_metadata& info, inference::ServerMetadataResponse& out);
 
 /// Writes model metadata into a ModelMetadataResponse.
-void encode_model_metadata(const model_info& info, inference::ModelMetadataResponse& out);
+void encode_model_metadata(const runtime::model_metadata& info, inference::ModelMetadataResponse& out);
 
 /// Writes one model version's statistics into a ModelStatistics message.
 void encode_model_statistics(const runtime::statistics::statistics_snapshot& s,

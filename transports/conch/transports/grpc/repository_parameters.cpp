@@ -13,8 +13,8 @@ runtime::status type_error(const std::string& key, const char* expected) {
 
 } // namespace
 
-runtime::result<load_request> decode_load_parameters(const repository_parameter_map& params) {
-  load_request out;
+runtime::result<runtime::load_parameters> decode_load_parameters(const repository_parameter_map& params) {
+  runtime::load_parameters out;
   for (const auto& [key, value] : params) {
     if (key == "config") {
       if (value.parameter_choice_case() != param::kStringParam)

@@ -19,7 +19,7 @@ using repository_parameter_map
 /// string_param holding a ModelConfig in JSON, each `file:<version>/<path>`
 /// a bytes_param with the file's raw contents. Other parameters are
 /// ignored. INVALID_ARG naming the parameter for a value of another type.
-runtime::result<load_request> decode_load_parameters(const repository_parameter_map& params);
+runtime::result<runtime::load_parameters> decode_load_parameters(const repository_parameter_map& params);
 
 /// The `unload_dependents` bool_param of a RepositoryModelUnload; false
 /// when absent. INVALID_ARG for a value of another type.

@@ -39,7 +39,7 @@ reactor* inference_service::RepositoryIndex(context* ctx,
   auto* r = ctx->DefaultReactor();
   server_->repository_index(
     req->ready(), [r, res, ticket = std::move(*ticket)](
-                    runtime::result<std::vector<repository_entry>> index) {
+                    runtime::result<std::vector<runtime::index_entry>> index) {
       if (!index) {
         r->Finish(to_grpc_status(index.error()));
         return;
@@ -48,7 +48,7 @@ reactor* inference_service::RepositoryIndex(context* ctx,
         auto* m = res->add_models();
         m->set_name(e.name);
         m->set_version(e.version);
-        m->set_state(e.state);
+        m->set_state(std::string{runtime::model_state_name(e.state)});
         m->set_reason(e.reason);
       }
       r->Finish(::grpc::Status::OK);

@@ -113,10 +113,12 @@ void bls_gateway::load(const std::string& name, const std::string& config_json,
   // drain) or behind its own load (from initialize()).
   if (name == caller_->name)
     raise(runtime::errc::unsupported, "model '" + name + "' cannot load itself");
-  std::optional<std::string> config;
+  runtime::load_parameters params;
   if (!config_json.empty())
-    config = config_json;
-  throw_if_error(wait_for([&](auto done) { models_->load(name, config, files, std::move(done)); }));
+    params.config_json = config_json;
+  params.files = files;
+  throw_if_error(
+    wait_for([&](auto done) { models_->load(name, std::move(params), std::move(done)); }));
 }
 
 namespace {

@@ -20,7 +20,7 @@ runtime::result<const rapidjson::Value*> parameters_of(const rapidjson::Document
 }
 
 runtime::status add_parameter(std::string_view key, const rapidjson::Value& value,
-                              load_request& out) {
+                              runtime::load_parameters& out) {
   if (key == "config") {
     if (!value.IsString())
       return runtime::invalid_argument("load parameter 'config' must be a string of JSON");
@@ -52,8 +52,8 @@ runtime::result<bool> parse_index_body(const request& req) {
   return it->value.GetBool();
 }
 
-runtime::result<load_request> parse_load_body(const request& req) {
-  load_request out;
+runtime::result<runtime::load_parameters> parse_load_body(const request& req) {
+  runtime::load_parameters out;
   if (body_empty(req))
     return out;
   rapidjson::Document doc;

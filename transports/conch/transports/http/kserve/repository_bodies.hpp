@@ -13,7 +13,7 @@ runtime::result<bool> parse_index_body(const request& req);
 /// The body of a load: empty, or `{"parameters": {...}}` where `config` is
 /// a string holding a ModelConfig in JSON and each `file:<version>/<path>`
 /// a base64 string (spec §1.12). Other parameters are ignored.
-runtime::result<load_request> parse_load_body(const request& req);
+runtime::result<runtime::load_parameters> parse_load_body(const request& req);
 
 /// The body of an unload: empty, or `{"parameters": {"unload_dependents":
 /// bool}}`. Returns the unload_dependents flag (false by default).

@@ -10,7 +10,7 @@ namespace {
 
 using writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
-void write_tensors(writer& w, const char* key, const std::vector<tensor_info>& tensors) {
+void write_tensors(writer& w, const char* key, const std::vector<runtime::tensor_metadata>& tensors) {
   w.Key(key);
   w.StartArray();
   for (const auto& t : tensors) {

@@ -9,7 +9,7 @@ namespace conch::transports::http::kserve {
 
 namespace {
 
-std::string index_json(const std::vector<repository_entry>& entries) {
+std::string index_json(const std::vector<runtime::index_entry>& entries) {
   rapidjson::StringBuffer out;
   rapidjson::Writer<rapidjson::StringBuffer> w{out};
   w.StartArray();
@@ -22,7 +22,7 @@ std::string index_json(const std::vector<repository_entry>& entries) {
       w.String(e.version);
     }
     w.Key("state");
-    w.String(e.state);
+    w.String(std::string{runtime::model_state_name(e.state)});
     if (!e.reason.empty()) {
       w.Key("reason");
       w.String(e.reason);
@@ -50,7 +50,7 @@ void serve_repository_index(route_call&& call) {
   auto res = std::make_shared<responder>(std::move(call.res));
   call.settings.server->repository_index(
     *ready_only, [res, ticket = std::move(call.ticket)](
-                   runtime::result<std::vector<repository_entry>> index) {
+                   runtime::result<std::vector<runtime::index_entry>> index) {
       res->send(index ? json_reply(index_json(*index)) : error_reply(index.error()));
     });
 }

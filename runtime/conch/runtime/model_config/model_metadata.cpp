@@ -1,8 +1,8 @@
-#include "conch/actors/model_metadata.hpp"
+#include "conch/runtime/model_config/model_metadata.hpp"
 
 #include "conch/runtime/data_type.hpp"
 
-namespace conch::actors {
+namespace conch::runtime {
 
 namespace {
 
@@ -10,7 +10,7 @@ template <class Tensor>
 tensor_metadata describe(const Tensor& t, bool batched) {
   tensor_metadata out;
   out.name = t.name();
-  out.datatype = runtime::data_type_name(static_cast<runtime::data_type>(t.data_type()));
+  out.datatype = data_type_name(static_cast<data_type>(t.data_type()));
   if (batched)
     out.shape.push_back(-1);
   out.shape.insert(out.shape.end(), t.dims().begin(), t.dims().end());
@@ -35,4 +35,4 @@ model_metadata make_model_metadata(const inference::ModelConfig& config,
   return out;
 }
 
-} // namespace conch::actors
+} // namespace conch::runtime
