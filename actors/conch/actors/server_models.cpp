@@ -7,10 +7,9 @@
 
 #include <caf/scoped_actor.hpp>
 
-#include "conch/actors/inline_submit.hpp"
+#include "conch/actors/front_door.hpp"
 #include "conch/actors/messages.hpp"
 #include "conch/actors/server_core.hpp"
-#include "conch/runtime/batching/sequence_config.hpp"
 
 namespace conch::actors {
 
@@ -141,59 +140,12 @@ status server::poll_repository() {
   return ask_status(*core_->sys, core_->repository, poll_atom_v);
 }
 
-namespace {
-
-/// The one admission decision of a request, by who submits it
-/// (runtime::submitter says why each is admitted as it is).
-inprocess_frontend::admission admit(const server::core& c, runtime::inference_job& job,
-                                    runtime::submitter from) {
-  using admission = inprocess_frontend::admission;
-  auto open = [](const std::atomic<bool>& flag) {
-    return flag.load(std::memory_order_acquire) ? admission::admitted : admission::stopping;
-  };
-  switch (from) {
-    case runtime::submitter::frontend:
-      // A sequence's request is refused from the start of a stop wherever
-      // it comes from: the schedulers end idle sequences as the stop
-      // begins, so its sequence may be gone already.
-      return std::holds_alternative<std::monostate>(job.request().correlation_id)
-               ? open(c.flags->frontends_open)
-               : open(c.flags->accepting);
-    case runtime::submitter::application:
-      break;
-  }
-  return c.flags->accepting.load(std::memory_order_acquire) ? c.inprocess->admit(job)
-                                                            : admission::stopping;
-}
-
-} // namespace
-
 request_handle server::submit(runtime::inference_request request,
                               runtime::response_callback on_response,
                               runtime::submit_policy policy) {
   auto job = std::make_shared<runtime::inference_job>(std::move(request), std::move(on_response));
-  auto& c = *core_;
-  if (auto admitted = admit(c, *job, policy.from);
-      admitted != inprocess_frontend::admission::admitted) {
-    job->fail(admitted == inprocess_frontend::admission::busy
-                ? runtime::unavailable("the server is busy: too many requests in flight")
-                : runtime::unavailable("Server is stopping"),
-              runtime::failure_kind::other);
-    return request_handle{std::move(job)};
-  }
-  if (policy.where == runtime::placement::may_run_here && c.options.direct_lane
-      && submit_inline(*c.flags->table(), job))
-    return request_handle{std::move(job)};
-  // A sequence's requests keep their order on the way to its scheduler.
-  const auto& id = job->request().correlation_id;
-  const auto* adapter = std::holds_alternative<std::monostate>(id)
-                          ? c.slots->pick()
-                          : c.slots->pick_for(std::hash<runtime::batching::correlation_id>{}(id));
-  if (adapter == nullptr || !*adapter) {
-    job->fail(runtime::unavailable("Server is stopping"), runtime::failure_kind::other);
-    return request_handle{std::move(job)};
-  }
-  caf::anon_send(*adapter, job);
+  const auto& c = *core_;
+  front_door{*c.flags, c.slots.get(), c.inprocess.get(), c.options.direct_lane}.enter(job, policy);
   return request_handle{std::move(job)};
 }
 

@@ -2,7 +2,7 @@
 
 #include "conch/actors/adapter.hpp"
 #include "conch/actors/ask_async.hpp"
-#include "conch/actors/inline_submit.hpp"
+#include "conch/actors/front_door.hpp"
 #include "conch/actors/messages.hpp"
 #include "conch/actors/repository_messages.hpp"
 
@@ -14,10 +14,12 @@ model_table_ptr table_gateway::table() const {
 }
 
 void table_gateway::submit(runtime::job_ptr job) {
-  auto table = this->table();
-  if (submit_inline(*table, job))
+  auto flags = flags_.lock();
+  if (!flags) {
+    route(model_table{}, job); // the server is gone: answered as an unknown model
     return;
-  route(*table, job);
+  }
+  front_door{*flags}.enter(job, runtime::model_request);
 }
 
 runtime::result<std::shared_ptr<const inference::ModelConfig>>

@@ -10,11 +10,12 @@
 
 namespace conch::actors {
 
-/// The server's models as a backend calls them (an ensemble's steps): each
-/// request resolves against the model table the repository publishes, runs
-/// on the direct lane where the version has an idle instance, and otherwise
-/// goes to the version's scheduler as an adapter would send it. It is not
-/// refused while the server stops: the steps of a request admitted before
+/// The server's models as a backend calls them (an ensemble's steps, BLS):
+/// each job enters through the front door as a model's own request
+/// (runtime::submitter::model): it resolves against the model table the
+/// repository publishes, runs on the direct lane where the version has an
+/// idle instance, and otherwise goes to the version's scheduler as an
+/// adapter would send it. It is not refused while the server stops: the steps of a request admitted before
 /// the stop run, and the repository drains ensembles before the models they
 /// call. Holds the flags weakly: the schedulers hold this gateway, and the
 /// table the flags publish holds the schedulers. Loads and unloads go to

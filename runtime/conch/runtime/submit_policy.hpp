@@ -13,6 +13,10 @@ enum class submitter : uint8_t {
   /// until the frontends have drained at a stop. A request of a sequence is
   /// refused from the stop's start, as the schedulers end idle sequences then.
   frontend,
+  /// A model's own request (a BLS call, an ensemble step): its parent
+  /// request was admitted, and a stop drains that request, so it is never
+  /// refused by itself; it goes straight to its version's scheduler.
+  model,
 };
 
 /// Where a request may run.
@@ -36,6 +40,9 @@ struct submit_policy {
 
 /// The policy of a network frontend's request.
 inline constexpr submit_policy frontend_request{submitter::frontend, placement::may_run_here};
+
+/// The policy of a model's own request.
+inline constexpr submit_policy model_request{submitter::model, placement::may_run_here};
 
 /// The policy of an in-process caller whose thread may run a small request
 /// itself (the Python API).
