@@ -59,6 +59,7 @@ model_scheduler::~model_scheduler() = default;
 caf::behavior model_scheduler::make_behavior() {
   auto self_addr = address();
   listener_ = std::make_shared<scheduler_cancel_listener>(self_addr);
+  drain_waker_ = std::make_shared<scheduler_drain_waker>(self_addr);
   if (needs_ordering(*config_))
     router_ = std::make_shared<ordering_router>(self_addr);
   // Instances are monitored, not linked: a link would carry a `kill` sent to
@@ -111,10 +112,8 @@ caf::behavior model_scheduler::make_behavior() {
       abort_all();
       return stuck;
     },
-    [this](drain_atom) {
-      drain_poll_armed_ = false;
-      maybe_finish_drain();
-    },
+    // A job the drain waits for completed (scheduler_drain_waker).
+    [this](drain_atom) { maybe_finish_drain(); },
     // The model's finalizer returned (finalizing_model).
     [this](stopped_atom) {
       finalizer_.reset();
@@ -312,9 +311,10 @@ void model_scheduler::on_done(size_t index, const caf::strong_actor_ptr& sender)
   // Jobs the execution left to be answered later (a decoupled model's, or a
   // python model's that took its response sender) are waited for by a drain.
   for (auto& job : *slot.running)
-    if ((decoupled_ || job->answered_later()) && !job->completed()
+    if ((decoupled_ || job->answered_later())
         && std::find(queued_again.begin(), queued_again.end(), job.get())
-             == queued_again.end())
+             == queued_again.end()
+        && job->set_completion_listener(drain_waker_))
       outstanding_.push_back(job);
   queue_->batch_done(index, now());
   // The batch handed on runs now.
@@ -431,14 +431,11 @@ void model_scheduler::maybe_finish_drain() {
   for (auto& slot : slots_)
     if (slot.running || (slot.handle && !slot.ready))
       return;
-  if (!aborted_ && outstanding_left()) {
-    // Nothing tells this actor when a decoupled model sends a final
-    // response, so a drain looks again shortly.
-    if (!drain_poll_armed_) {
-      drain_poll_armed_ = true;
-      delayed_send(caf::actor_cast<caf::actor>(this), std::chrono::milliseconds{5}, drain_atom_v);
-    }
-    return;
+  if (!aborted_) {
+    // Armed before the look: a job that completes after it wakes this actor.
+    drain_waker_->arm();
+    if (outstanding_left())
+      return;
   }
   if (live_instances_ == 0) {
     if (finalizing_model())

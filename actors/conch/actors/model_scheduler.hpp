@@ -10,6 +10,7 @@
 #include <caf/response_promise.hpp>
 
 #include "conch/actors/direct_lane.hpp"
+#include "conch/actors/scheduler_hooks.hpp"
 #include "conch/actors/guarded_actor.hpp"
 #include "conch/actors/messages.hpp"
 #include "conch/actors/model_readiness.hpp"
@@ -163,9 +164,11 @@ class model_scheduler : public guarded_actor {
   std::vector<size_t> idle_;
   std::shared_ptr<runtime::response_router> router_;
   std::shared_ptr<runtime::cancel_listener> listener_;
+  std::shared_ptr<scheduler_drain_waker> drain_waker_;
   std::map<uint64_t, held_response> held_;
   /// Jobs of a decoupled model whose batch returned before their final
-  /// response: a drain waits for them, an abort cancels them.
+  /// response: a drain waits for them (each tells drain_waker_ when it
+  /// completes), an abort cancels them.
   std::vector<std::weak_ptr<runtime::inference_job>> outstanding_;
   caf::response_promise load_rp_;
   std::vector<caf::response_promise> drain_rps_;
@@ -178,7 +181,6 @@ class model_scheduler : public guarded_actor {
   size_t lent_ = 0;
   bool loading_ = false;
   bool aborted_ = false;
-  bool drain_poll_armed_ = false;
   bool ready_ = false;
   bool draining_ = false;
   bool decoupled_ = false;

@@ -56,6 +56,16 @@ void inference_job::set_work_listener(std::shared_ptr<cancel_listener> l) noexce
   store_listener(work_listener_, work_listener_set_, std::move(l), cancelled_, *this);
 }
 
+bool inference_job::set_completion_listener(std::shared_ptr<completion_listener> l) {
+  // Under the answering lock, which the final response holds while it sets
+  // completed_: either this sees it completed, or the answer sees `l`.
+  std::lock_guard<std::mutex> guard{answer_mu_};
+  if (completed())
+    return false;
+  completion_ = std::move(l);
+  return true;
+}
+
 void inference_job::respond(inference_response&& r) {
   answer(std::move(r), nullptr);
 }
@@ -159,6 +169,8 @@ void inference_job::deliver_locked(inference_response&& r) {
     if (frontend_)
       frontend_->on_complete(*this, outcome, now);
     callback_ = nullptr;
+    if (auto listener = std::move(completion_))
+      listener->on_completed();
   }
 }
 

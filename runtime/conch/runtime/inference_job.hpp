@@ -66,6 +66,13 @@ class cancel_listener {
 };
 
 /// Timestamps of one job, in now_ns() nanoseconds; 0 when not reached.
+/// Told once, on the answering thread, when a job sends its final response.
+class completion_listener {
+ public:
+  virtual ~completion_listener() = default;
+  virtual void on_completed() noexcept = 0;
+};
+
 struct job_times {
   uint64_t arrival = 0;
   uint64_t queue_start = 0;
@@ -170,6 +177,15 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
   /// once, by the backend that runs the job; later calls are ignored.
   void set_work_listener(std::shared_ptr<cancel_listener> l) noexcept;
 
+  // -- completion ------------------------------------------------------------
+
+  /// Names who to tell when the job completes (a scheduler whose drain
+  /// waits for a job answered after its execution returned). Returns false,
+  /// keeping nothing, when the job has completed already, so a caller that
+  /// got true is told exactly once. Set by the job's current owner; a later
+  /// call replaces the listener.
+  bool set_completion_listener(std::shared_ptr<completion_listener> l);
+
   // -- rescheduling (iterative sequences) --------------------------------------
 
   /// Asks the scheduler to run the job again in a later batch instead of
@@ -247,6 +263,7 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
   std::shared_ptr<const tensor_reshapes> reshapes_;
   std::shared_ptr<response_tap> tap_;
   std::shared_ptr<cancel_listener> work_listener_;
+  std::shared_ptr<completion_listener> completion_;
   std::atomic<bool> listener_set_{false};
   std::atomic<bool> work_listener_set_{false};
   job_times times_;

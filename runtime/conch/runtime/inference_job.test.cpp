@@ -151,3 +151,46 @@ TEST(inference_job, a_router_takes_responses_until_it_delivers) {
   EXPECT_TRUE(job->completed());
   router->held.clear();
 }
+
+namespace {
+
+struct counting_completion : completion_listener {
+  std::atomic<int> told{0};
+  void on_completed() noexcept override { ++told; }
+};
+
+} // namespace
+
+TEST(inference_job, a_completion_listener_is_told_once_at_the_final_response) {
+  recorder rec;
+  auto job = std::make_shared<inference_job>(inference_request{}, rec.callback());
+  auto listener = std::make_shared<counting_completion>();
+  ASSERT_TRUE(job->set_completion_listener(listener));
+  inference_response partial;
+  job->respond(std::move(partial));
+  EXPECT_EQ(listener->told.load(), 0) << "a response that is not final completes nothing";
+  inference_response last;
+  last.final = true;
+  job->respond(std::move(last));
+  job->fail(internal_error("late"));
+  EXPECT_EQ(listener->told.load(), 1);
+  EXPECT_FALSE(job->set_completion_listener(listener)) << "the job has completed";
+  EXPECT_EQ(listener->told.load(), 1);
+}
+
+TEST(inference_job, a_completion_listener_set_while_another_thread_answers_is_told_or_refused) {
+  // Either the setter sees the job completed (false) or the answer sees the
+  // listener: never neither, never both.
+  for (int round = 0; round < 200; ++round) {
+    auto job = std::make_shared<inference_job>(inference_request{}, nullptr);
+    auto listener = std::make_shared<counting_completion>();
+    std::thread answerer([&] {
+      inference_response r;
+      r.final = true;
+      job->respond(std::move(r));
+    });
+    bool kept = job->set_completion_listener(listener);
+    answerer.join();
+    EXPECT_EQ(listener->told.load(), kept ? 1 : 0) << "round " << round;
+  }
+}
