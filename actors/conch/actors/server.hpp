@@ -20,7 +20,7 @@
 #include "conch/runtime/submit_policy.hpp"
 #include "conch/runtime/statistics/custom_metric_family.hpp"
 #include "conch/runtime/statistics/statistics_snapshot.hpp"
-#include "conch/transports/shm/region_registry.hpp"
+#include "conch/runtime/shm/region_registry.hpp"
 #include "model_config.pb.h"
 
 namespace prometheus {
@@ -238,7 +238,7 @@ class server {
   /// frontends: one registry per server, so a region registered over HTTP
   /// serves gRPC requests too. The regions outlive a frontend's restart.
   /// Never null; thread-safe.
-  std::shared_ptr<transports::shm::region_registry> shared_memory() const;
+  std::shared_ptr<runtime::shm::region_registry> shared_memory() const;
 
   struct core;
 

@@ -52,7 +52,7 @@ void server::unregister_model_repository_async(const std::string& path, status_c
   ask_async<status>(*core_->sys, core_->repository, std::move(done), unregister_atom_v, path);
 }
 
-std::shared_ptr<transports::shm::region_registry> server::shared_memory() const {
+std::shared_ptr<runtime::shm::region_registry> server::shared_memory() const {
   return core_->shared_memory;
 }
 

@@ -17,7 +17,7 @@
 #include "conch/actors/tracer.hpp"
 #include "conch/runtime/statistics/connection_metrics.hpp"
 #include "conch/runtime/statistics/metrics_registry.hpp"
-#include "conch/transports/shm/region_registry.hpp"
+#include "conch/runtime/shm/region_registry.hpp"
 
 namespace conch::actors {
 
@@ -32,8 +32,8 @@ struct server::core {
   std::shared_ptr<inprocess_frontend> inprocess = std::make_shared<inprocess_frontend>();
   /// The in-process frontend's refusals, in the server's metrics.
   std::shared_ptr<runtime::statistics::connection_metrics> inprocess_metrics;
-  std::shared_ptr<transports::shm::region_registry> shared_memory
-    = std::make_shared<transports::shm::region_registry>();
+  std::shared_ptr<runtime::shm::region_registry> shared_memory
+    = std::make_shared<runtime::shm::region_registry>();
   /// The trace settings and the sampling of requests.
   std::shared_ptr<tracer> traces;
   caf::actor supervisor;

@@ -147,7 +147,7 @@ runtime::request_trace_ptr server_gateway::sample_trace(const std::string& model
   return srv_.sample_trace(model, propagated);
 }
 
-std::shared_ptr<transports::shm::region_registry> server_gateway::shared_memory() const {
+std::shared_ptr<runtime::shm::region_registry> server_gateway::shared_memory() const {
   return srv_.shared_memory();
 }
 

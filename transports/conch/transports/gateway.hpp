@@ -20,7 +20,7 @@
 #include "conch/runtime/submit_policy.hpp"
 #include "conch/runtime/statistics/statistics_snapshot.hpp"
 #include "conch/runtime/tracing/trace_settings.hpp"
-#include "conch/transports/shm/region_registry.hpp"
+#include "conch/runtime/shm/region_registry.hpp"
 #include "model_config.pb.h"
 
 namespace conch::transports {
@@ -147,7 +147,7 @@ class gateway {
   /// The shared-memory regions clients registered: one registry per server
   /// for all its frontends, so a region registered over one protocol serves
   /// requests of the other. Never null.
-  virtual std::shared_ptr<shm::region_registry> shared_memory() const = 0;
+  virtual std::shared_ptr<runtime::shm::region_registry> shared_memory() const = 0;
 
   // -- inference -------------------------------------------------------------
 

@@ -8,7 +8,7 @@
 
 #include "conch/runtime/inference_request.hpp"
 #include "conch/runtime/result.hpp"
-#include "conch/transports/shm/region_ref.hpp"
+#include "conch/runtime/shm/region_ref.hpp"
 #include "grpc_service.pb.h"
 
 namespace conch::transports::grpc {
@@ -17,7 +17,7 @@ namespace conch::transports::grpc {
 struct requested_output {
   std::string name;
   /// Where the output goes when the client placed it in shared memory.
-  std::optional<shm::region_ref> shared_memory;
+  std::optional<runtime::shm::region_ref> shared_memory;
   /// Classification: the number of top classes to return; 0 for none.
   uint64_t classification = 0;
 };
@@ -28,7 +28,7 @@ struct decoded_infer {
   runtime::inference_request request;
   /// (index into request.inputs, where its data lies) for each input whose
   /// data is in a shared-memory region.
-  std::vector<std::pair<size_t, shm::region_ref>> shared_memory_inputs;
+  std::vector<std::pair<size_t, runtime::shm::region_ref>> shared_memory_inputs;
   /// The outputs the client listed, in its order.
   std::vector<requested_output> outputs;
 };

@@ -8,7 +8,7 @@
 
 #include "conch/runtime/inference_response.hpp"
 #include "conch/runtime/status.hpp"
-#include "conch/transports/shm/tensor_io.hpp"
+#include "conch/runtime/shm/tensor_io.hpp"
 #include "grpc_service.pb.h"
 
 namespace conch::transports::grpc {
@@ -17,7 +17,7 @@ namespace conch::transports::grpc {
 struct response_encoding {
   /// The regions of the outputs the client placed in shared memory; null
   /// when there are none.
-  std::shared_ptr<shm::output_regions> shared_memory;
+  std::shared_ptr<runtime::shm::output_regions> shared_memory;
   /// (output name, class count) for each output the client asked to
   /// classify.
   std::vector<std::pair<std::string, uint64_t>> classification;

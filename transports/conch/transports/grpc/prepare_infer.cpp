@@ -8,11 +8,11 @@ namespace conch::transports::grpc {
 namespace {
 
 // Resolves the shared-memory inputs and outputs of `decoded`.
-runtime::status resolve_shared_memory(const shm::region_registry& regions,
+runtime::status resolve_shared_memory(const runtime::shm::region_registry& regions,
                                       decoded_infer& decoded, response_encoding& how) {
   for (const auto& [index, ref] : decoded.shared_memory_inputs)
-    CONCH_RUNTIME_RETURN_IF_ERROR(shm::resolve_input(regions, ref, decoded.request.inputs[index]));
-  shm::output_regions::targets wanted;
+    CONCH_RUNTIME_RETURN_IF_ERROR(runtime::shm::resolve_input(regions, ref, decoded.request.inputs[index]));
+  runtime::shm::output_regions::targets wanted;
   for (const auto& o : decoded.outputs)
     if (o.shared_memory)
       wanted.emplace_back(o.name, *o.shared_memory);
@@ -20,7 +20,7 @@ runtime::status resolve_shared_memory(const shm::region_registry& regions,
   input_regions.reserve(decoded.shared_memory_inputs.size());
   for (const auto& in : decoded.shared_memory_inputs)
     input_regions.push_back(in.second.region);
-  auto outputs = shm::output_regions::resolve(regions, wanted, input_regions);
+  auto outputs = runtime::shm::output_regions::resolve(regions, wanted, input_regions);
   if (!outputs)
     return outputs.error();
   how.shared_memory = std::move(*outputs);

@@ -31,14 +31,14 @@ runtime::status read_size(const parameter_map& params, const char* key, uint64_t
 
 } // namespace
 
-runtime::result<std::optional<shm::region_ref>> shared_memory_parameters(
+runtime::result<std::optional<runtime::shm::region_ref>> shared_memory_parameters(
   const parameter_map& params) {
   auto region = params.find("shared_memory_region");
   if (region == params.end())
-    return std::optional<shm::region_ref>{};
+    return std::optional<runtime::shm::region_ref>{};
   if (region->second.parameter_choice_case() != param::kStringParam)
     return type_error("shared_memory_region", "string_param");
-  shm::region_ref ref;
+  runtime::shm::region_ref ref;
   ref.region = region->second.string_param();
   bool found = false;
   CONCH_RUNTIME_RETURN_IF_ERROR(read_size(params, "shared_memory_offset", ref.offset, found));
@@ -46,7 +46,7 @@ runtime::result<std::optional<shm::region_ref>> shared_memory_parameters(
   if (!found)
     return runtime::invalid_argument(
       "'shared_memory_byte_size' is missing, required when 'shared_memory_region' is specified");
-  return std::optional<shm::region_ref>{std::move(ref)};
+  return std::optional<runtime::shm::region_ref>{std::move(ref)};
 }
 
 runtime::result<uint64_t> classification_parameter(const parameter_map& params) {

@@ -5,7 +5,7 @@
 
 #include "conch/runtime/result.hpp"
 #include "conch/transports/grpc/request_parameters.hpp"
-#include "conch/transports/shm/region_ref.hpp"
+#include "conch/runtime/shm/region_ref.hpp"
 
 namespace conch::transports::grpc {
 
@@ -15,7 +15,7 @@ namespace conch::transports::grpc {
 /// (int64_param, 0 by default); nullopt when they name no region.
 /// INVALID_ARG naming the parameter for a value of another type, a missing
 /// byte size or a negative value.
-runtime::result<std::optional<shm::region_ref>> shared_memory_parameters(
+runtime::result<std::optional<runtime::shm::region_ref>> shared_memory_parameters(
   const parameter_map& params);
 
 /// The number of classes a requested output's `classification` parameter

@@ -10,7 +10,7 @@
 #include "conch/transports/http/responder.hpp"
 #include "conch/transports/protocol/client_shm.hpp"
 #include "conch/transports/pattern/text_pattern.hpp"
-#include "conch/transports/shm/region_registry.hpp"
+#include "conch/runtime/shm/region_registry.hpp"
 
 namespace conch::transports::http::kserve {
 
@@ -22,7 +22,7 @@ struct route_settings {
   /// inference requests; none when empty.
   std::optional<pattern::text_pattern> header_forward_pattern;
   /// The server's shared-memory regions (gateway::shared_memory); never null.
-  std::shared_ptr<shm::region_registry> shared_memory;
+  std::shared_ptr<runtime::shm::region_registry> shared_memory;
   /// Whether this frontend's clients may register regions and name them.
   protocol::client_shm client_shm = protocol::client_shm::denied;
 };

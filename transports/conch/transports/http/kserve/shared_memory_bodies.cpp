@@ -65,7 +65,7 @@ runtime::result<cuda_register_body> parse_cuda_register_body(const request& req)
   return out;
 }
 
-std::string system_status_json(const std::vector<shm::region_registry::region_ptr>& regions) {
+std::string system_status_json(const std::vector<runtime::shm::region_registry::region_ptr>& regions) {
   rapidjson::StringBuffer out;
   rapidjson::Writer<rapidjson::StringBuffer> w{out};
   w.StartArray();
@@ -86,7 +86,7 @@ std::string system_status_json(const std::vector<shm::region_registry::region_pt
 }
 
 std::string
-cuda_status_json(const std::vector<shm::region_registry::cuda_region_ptr>& regions) {
+cuda_status_json(const std::vector<runtime::shm::region_registry::cuda_region_ptr>& regions) {
   rapidjson::StringBuffer out;
   rapidjson::Writer<rapidjson::StringBuffer> w{out};
   w.StartArray();

@@ -6,7 +6,7 @@
 
 #include "conch/runtime/result.hpp"
 #include "conch/transports/http/request.hpp"
-#include "conch/transports/shm/region_registry.hpp"
+#include "conch/runtime/shm/region_registry.hpp"
 
 namespace conch::transports::http::kserve {
 
@@ -26,7 +26,7 @@ struct system_register_body {
 runtime::result<system_register_body> parse_system_register_body(const request& req);
 
 /// The status answer: `[{"name","key","offset","byte_size"}, ...]`.
-std::string system_status_json(const std::vector<shm::region_registry::region_ptr>& regions);
+std::string system_status_json(const std::vector<runtime::shm::region_registry::region_ptr>& regions);
 
 /// The body of POST /v2/cudasharedmemory/region/{r}/register.
 struct cuda_register_body {
@@ -46,6 +46,6 @@ runtime::result<cuda_register_body> parse_cuda_register_body(const request& req)
 
 /// The status answer: `[{"name","device_id","byte_size"}, ...]`.
 std::string
-cuda_status_json(const std::vector<shm::region_registry::cuda_region_ptr>& regions);
+cuda_status_json(const std::vector<runtime::shm::region_registry::cuda_region_ptr>& regions);
 
 } // namespace conch::transports::http::kserve

@@ -62,7 +62,7 @@ TEST(shared_memory_bodies, a_bad_cuda_register_body_names_the_field) {
 
 TEST(shared_memory_bodies, cuda_status_lists_name_device_and_size) {
   auto memory = std::make_shared<runtime::test::fake_device_memory>(2);
-  shm::region_registry registry{memory};
+  runtime::shm::region_registry registry{memory};
   ASSERT_TRUE(registry.register_cuda("b", memory->export_allocation(64, 1), 1, 32));
   ASSERT_TRUE(registry.register_cuda("a", memory->export_allocation(64, 0), 0, 64));
   EXPECT_EQ(cuda_status_json({}), "[]");

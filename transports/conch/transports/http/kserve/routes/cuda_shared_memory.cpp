@@ -6,7 +6,7 @@ namespace conch::transports::http::kserve {
 
 namespace {
 
-response register_region(shm::region_registry& registry, const route_call& call) {
+response register_region(runtime::shm::region_registry& registry, const route_call& call) {
   if (call.target.region.empty())
     return error_reply(
       runtime::invalid_argument("a shared memory region name is required to register"));

@@ -27,7 +27,7 @@ struct pending_infer {
   std::weak_ptr<request> req;
   std::optional<runtime::inference_response> early;  // a non-final response
   // The shared-memory outputs' regions; null when there are none.
-  std::shared_ptr<shm::output_regions> shm_outputs;
+  std::shared_ptr<runtime::shm::output_regions> shm_outputs;
   // The request's trace when it was sampled; let go once the answer is sent.
   runtime::request_trace_ptr trace;
 

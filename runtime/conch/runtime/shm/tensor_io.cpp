@@ -1,9 +1,9 @@
-#include "conch/transports/shm/tensor_io.hpp"
+#include "conch/runtime/shm/tensor_io.hpp"
 
 #include <algorithm>
 #include <cstring>
 
-namespace conch::transports::shm {
+namespace conch::runtime::shm {
 
 namespace {
 
@@ -132,4 +132,4 @@ runtime::status output_regions::copy(const std::string& name, const runtime::buf
   return runtime::status::ok();
 }
 
-} // namespace conch::transports::shm
+} // namespace conch::runtime::shm

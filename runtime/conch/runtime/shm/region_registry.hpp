@@ -11,10 +11,10 @@
 #include "conch/runtime/buffer.hpp"
 #include "conch/runtime/device_memory.hpp"
 #include "conch/runtime/result.hpp"
-#include "conch/transports/shm/cuda_region.hpp"
-#include "conch/transports/shm/system_region.hpp"
+#include "conch/runtime/shm/cuda_region.hpp"
+#include "conch/runtime/shm/system_region.hpp"
 
-namespace conch::transports::shm {
+namespace conch::runtime::shm {
 
 /// The shared-memory regions clients registered with a server, system and
 /// CUDA, by name (spec §1.16); one registry serves all the server's
@@ -103,4 +103,4 @@ class region_registry {
   const std::shared_ptr<state> state_;
 };
 
-} // namespace conch::transports::shm
+} // namespace conch::runtime::shm

@@ -1,4 +1,4 @@
-#include "conch/transports/shm/fault_guard.hpp"
+#include "conch/runtime/shm/fault_guard.hpp"
 
 #include <array>
 #include <cerrno>
@@ -8,7 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-namespace conch::transports::shm {
+namespace conch::runtime::shm {
 
 namespace {
 
@@ -164,4 +164,4 @@ bool guarded_span::torn() const noexcept {
 
 size_t guarded_span::guarded_count() noexcept { return in_use.load(std::memory_order_relaxed); }
 
-} // namespace conch::transports::shm
+} // namespace conch::runtime::shm

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-namespace conch::transports::shm {
+namespace conch::runtime::shm {
 
 /// A place in a registered shared-memory region, as a request names it with
 /// its `shared_memory_region`, `shared_memory_offset` and
@@ -18,4 +18,4 @@ struct region_ref {
   uint64_t byte_size = 0;
 };
 
-} // namespace conch::transports::shm
+} // namespace conch::runtime::shm

@@ -1,4 +1,4 @@
-#include "conch/transports/shm/cuda_region.hpp"
+#include "conch/runtime/shm/cuda_region.hpp"
 
 #include <cstring>
 #include <string>
@@ -7,7 +7,7 @@
 
 #include "conch/runtime/test/fake_device_memory.hpp"
 
-namespace conch::transports::shm {
+namespace conch::runtime::shm {
 namespace {
 
 using runtime::test::fake_device_memory;
@@ -80,4 +80,4 @@ TEST(cuda_region, refuses_bad_handles_devices_and_sizes_naming_the_region) {
 }
 
 } // namespace
-} // namespace conch::transports::shm
+} // namespace conch::runtime::shm

@@ -1,4 +1,4 @@
-#include "conch/transports/shm/fault_guard.hpp"
+#include "conch/runtime/shm/fault_guard.hpp"
 
 #include <csignal>
 #include <cstring>
@@ -12,10 +12,10 @@
 
 #include <gtest/gtest.h>
 
-#include "conch/transports/shm/region_registry.hpp"
-#include "conch/transports/shm/tensor_io.hpp"
+#include "conch/runtime/shm/region_registry.hpp"
+#include "conch/runtime/shm/tensor_io.hpp"
 
-namespace conch::transports::shm {
+namespace conch::runtime::shm {
 namespace {
 
 // A POSIX shared-memory object of `size` bytes that a test can shrink as a
@@ -149,4 +149,4 @@ TEST(fault_guard, a_fault_outside_every_span_is_not_ours) {
 }
 
 } // namespace
-} // namespace conch::transports::shm
+} // namespace conch::runtime::shm

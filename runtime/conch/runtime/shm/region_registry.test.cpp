@@ -1,4 +1,4 @@
-#include "conch/transports/shm/region_registry.hpp"
+#include "conch/runtime/shm/region_registry.hpp"
 
 #include <cstring>
 #include <string>
@@ -11,7 +11,7 @@
 
 #include "conch/runtime/test/fake_device_memory.hpp"
 
-namespace conch::transports::shm {
+namespace conch::runtime::shm {
 namespace {
 
 using runtime::test::fake_device_memory;
@@ -299,4 +299,4 @@ TEST(region_registry, a_region_in_use_stays_registered_until_its_requests_end) {
 }
 
 } // namespace
-} // namespace conch::transports::shm
+} // namespace conch::runtime::shm

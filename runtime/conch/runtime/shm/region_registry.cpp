@@ -1,10 +1,10 @@
-#include "conch/transports/shm/region_registry.hpp"
+#include "conch/runtime/shm/region_registry.hpp"
 
 #include <atomic>
 #include <mutex>
 #include <utility>
 
-namespace conch::transports::shm {
+namespace conch::runtime::shm {
 
 namespace {
 
@@ -245,4 +245,4 @@ size_t region_registry::size() const {
   return state_->system.size() + state_->cuda.size();
 }
 
-} // namespace conch::transports::shm
+} // namespace conch::runtime::shm

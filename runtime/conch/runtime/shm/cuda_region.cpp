@@ -1,8 +1,8 @@
-#include "conch/transports/shm/cuda_region.hpp"
+#include "conch/runtime/shm/cuda_region.hpp"
 
 #include <limits>
 
-namespace conch::transports::shm {
+namespace conch::runtime::shm {
 
 namespace {
 
@@ -37,4 +37,4 @@ cuda_region::open(runtime::device_memory* memory, std::string name, std::string_
   return std::shared_ptr<const cuda_region>{new cuda_region{std::move(name), std::move(*bytes)}};
 }
 
-} // namespace conch::transports::shm
+} // namespace conch::runtime::shm

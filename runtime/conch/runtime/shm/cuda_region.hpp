@@ -9,7 +9,7 @@
 #include "conch/runtime/device_memory.hpp"
 #include "conch/runtime/result.hpp"
 
-namespace conch::transports::shm {
+namespace conch::runtime::shm {
 
 /// A registered CUDA shared-memory region: `byte_size` bytes of GPU
 /// `device_id`'s memory that a client exported with cudaIpcGetMemHandle,
@@ -52,4 +52,4 @@ class cuda_region {
   runtime::buffer bytes_;
 };
 
-} // namespace conch::transports::shm
+} // namespace conch::runtime::shm

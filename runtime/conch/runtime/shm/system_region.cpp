@@ -1,4 +1,4 @@
-#include "conch/transports/shm/system_region.hpp"
+#include "conch/runtime/shm/system_region.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace conch::transports::shm {
+namespace conch::runtime::shm {
 
 namespace {
 
@@ -98,4 +98,4 @@ system_region::map(std::string name, std::string key, uint64_t offset, uint64_t 
     std::move(name), std::move(key), offset, byte_size, base, lead, std::move(*guard)}};
 }
 
-} // namespace conch::transports::shm
+} // namespace conch::runtime::shm

@@ -6,7 +6,7 @@
 
 #include "conch/runtime/result.hpp"
 
-namespace conch::transports::shm {
+namespace conch::runtime::shm {
 
 /// Keeps a client's shared-memory object from ending the process.
 ///
@@ -78,4 +78,4 @@ class guarded_span {
   size_t slot_;
 };
 
-} // namespace conch::transports::shm
+} // namespace conch::runtime::shm

@@ -1,4 +1,4 @@
-#include "conch/transports/shm/tensor_io.hpp"
+#include "conch/runtime/shm/tensor_io.hpp"
 
 #include <cstring>
 #include <string>
@@ -11,7 +11,7 @@
 
 #include "conch/runtime/test/fake_device_memory.hpp"
 
-namespace conch::transports::shm {
+namespace conch::runtime::shm {
 namespace {
 
 // A POSIX shared-memory object of `size` bytes, registered as "r" in a
@@ -221,4 +221,4 @@ TEST(tensor_io, device_memory_cannot_be_delivered_without_a_provider) {
 }
 
 } // namespace
-} // namespace conch::transports::shm
+} // namespace conch::runtime::shm

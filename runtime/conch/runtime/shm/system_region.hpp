@@ -6,9 +6,9 @@
 #include <string>
 
 #include "conch/runtime/result.hpp"
-#include "conch/transports/shm/fault_guard.hpp"
+#include "conch/runtime/shm/fault_guard.hpp"
 
-namespace conch::transports::shm {
+namespace conch::runtime::shm {
 
 /// A registered system shared-memory region: the bytes
 /// [offset, offset + byte_size) of the POSIX shared-memory object `key`,
@@ -65,4 +65,4 @@ class system_region {
   guarded_span guard_;
 };
 
-} // namespace conch::transports::shm
+} // namespace conch::runtime::shm

@@ -10,10 +10,10 @@
 #include "conch/runtime/response_allocator.hpp"
 #include "conch/runtime/result.hpp"
 #include "conch/runtime/tensor.hpp"
-#include "conch/transports/shm/region_ref.hpp"
-#include "conch/transports/shm/region_registry.hpp"
+#include "conch/runtime/shm/region_ref.hpp"
+#include "conch/runtime/shm/region_registry.hpp"
 
-namespace conch::transports::shm {
+namespace conch::runtime::shm {
 
 /// Gives input `t` the bytes `ref` names. In a system region they are
 /// aliased (no copy) and keep the region mapped while the request lives; in
@@ -80,4 +80,4 @@ class output_regions final : public runtime::response_allocator {
   std::shared_ptr<runtime::device_memory> memory_;  // copies to and from CUDA regions
 };
 
-} // namespace conch::transports::shm
+} // namespace conch::runtime::shm
