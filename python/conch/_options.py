@@ -8,7 +8,6 @@ to anything but its default, starting the server logs a warning naming it (see
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
@@ -142,71 +141,10 @@ class Options:
     #: settings while the server runs (docs/tracing.md).
     trace_config: list[str] = field(default_factory=list)
 
-    def _create_tritonserver_server_options(self) -> Any:
-        """These options as a tritonserver._c TRITONSERVER_ServerOptions, set
-        in upstream's order. As upstream's, it applies the log settings to
-        the process at once (and cascades the log levels of this object)."""
-        from ._bindings import TRITONSERVER_ServerOptions
-
-        options = TRITONSERVER_ServerOptions()
-        options.set_server_id(self.server_id)
-        if self.model_repository is None:
-            raise InvalidArgumentError("Model repository must be specified.")
-        repositories = self.model_repository
-        if not isinstance(repositories, list):
-            repositories = [repositories]
-        for path in repositories:
-            options.set_model_repository_path(path)
-        options.set_model_control_mode(int(self.model_control_mode))
-        for model in self.startup_models:
-            options.set_startup_model(model)
-        options.set_strict_model_config(self.strict_model_config)
-        options.set_rate_limiter_mode(int(self.rate_limiter_mode))
-        for resource in self.rate_limiter_resources:
-            options.add_rate_limiter_resource(resource.name, resource.count, resource.device)
-        options.set_pinned_memory_pool_byte_size(self.pinned_memory_pool_size)
-        for device, size in self.cuda_memory_pool_sizes.items():
-            options.set_cuda_memory_pool_byte_size(device, size)
-        for cache_name, settings in self.cache_config.items():
-            options.set_cache_config(cache_name, json.dumps(settings))
-        options.set_cache_directory(self.cache_directory)
-        options.set_min_supported_compute_capability(self.min_supported_compute_capability)
-        options.set_exit_on_error(self.exit_on_error)
-        options.set_strict_readiness(self.strict_readiness)
-        options.set_exit_timeout(self.exit_timeout)
-        options.set_buffer_manager_thread_count(self.buffer_manager_thread_count)
-        options.set_model_load_thread_count(self.model_load_thread_count)
-        options.set_model_load_retry_count(self.model_load_retry_count)
-        options.set_model_namespacing(self.model_namespacing)
-        options.set_enable_peer_access(self.enable_peer_access)
-        if self.log_file:
-            options.set_log_file(self.log_file)
-        self._cascade_log_levels()
-        options.set_log_info(self.log_info)
-        options.set_log_warn(self.log_warn)
-        options.set_log_error(self.log_error)
-        options.set_log_format(int(self.log_format))
-        options.set_log_verbose(self.log_verbose)
-        if self.log_callback is not None:
-            options.set_log_callback(self.log_callback)
-        options.set_metrics(self.metrics)
-        options.set_cpu_metrics(self.cpu_metrics)
-        options.set_gpu_metrics(self.gpu_metrics)
-        options.set_metrics_interval(self.metrics_interval)
-        options.set_backend_directory(self.backend_directory)
-        options.set_repo_agent_directory(self.repo_agent_directory)
-        for limit in self.model_load_device_limits:
-            options.set_model_load_device_limit(int(limit.kind), limit.device, limit.fraction)
-        for policy, settings in self.host_policies.items():
-            for setting, value in settings.items():
-                options.set_host_policy(policy, setting, value)
-        for group, settings in self.metrics_configuration.items():
-            for setting, value in settings.items():
-                options.set_metrics_config(group, setting, _setting_text(value))
-        for backend, settings in self.backend_configuration.items():
-            for setting, value in settings.items():
-                options.set_backend_config(backend, setting, value)
-        return options
+    # Upstream's _create_tritonserver_server_options(), which builds the
+    # tritonserver._c options from these, is given to this class by that
+    # emulation (conch._triton_c._options, server_options_of): the
+    # emulation is built on this module, which never imports it.
 
     def _cascade_log_levels(self) -> None:
         # As upstream: verbose turns on info, info warn, warn error, and the

@@ -12,3 +12,6 @@ from conch import *  # noqa: F401,F403
 from conch import __all__, __version__  # noqa: F401
 
 from . import _api  # noqa: F401,E402  (upstream's module layout, tritonserver._api._*)
+# The low-level layer, imported with the package as upstream's imports it:
+# it also gives Options upstream's _create_tritonserver_server_options().
+from . import _c  # noqa: F401,E402

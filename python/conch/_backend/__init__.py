@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import importlib
 import logging
-import traceback
 from types import ModuleType
 from typing import Any
+
+# In a module of their own, where the backend modules import them from, so
+# that none of those imports this package, which loads them by name.
+from .errors import BackendError, ExecutionAbandoned, describe
 
 __all__ = [
     "BackendError",
@@ -29,28 +32,6 @@ __all__ = [
 ]
 
 _MODULES = {"python": "python_model", "onnxruntime": "onnxruntime_model"}
-
-
-class BackendError(Exception):
-    """An error whose message is complete as it stands."""
-
-
-class ExecutionAbandoned(BaseException):
-    """Raised inside a model's execute() that had not returned when the
-    server's exit timeout expired: its requests were answered already, and
-    the thread is given up on. A BaseException, so that model code catching
-    Exception lets it through and the thread can end."""
-
-
-def describe(error: BaseException) -> str:
-    """"Type: message (file, line N, in function)" for an exception raised by
-    model code, naming the innermost frame of the traceback."""
-    text = f"{type(error).__name__}: {error}"
-    frames = traceback.extract_tb(error.__traceback__)
-    if frames:
-        last = frames[-1]
-        text += f" ({last.filename}, line {last.lineno}, in {last.name})"
-    return text
 
 
 def _backend(name: str) -> ModuleType:

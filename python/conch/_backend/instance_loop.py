@@ -18,7 +18,7 @@ import contextvars
 import threading
 from typing import Any, Callable, Coroutine, Optional
 
-from . import ExecutionAbandoned
+from .errors import ExecutionAbandoned
 
 __all__ = ["InstanceLoop"]
 

@@ -22,7 +22,7 @@ import weakref
 from types import ModuleType
 from typing import Any, Optional
 
-from . import BackendError, describe
+from .errors import BackendError, describe
 from .instance_loop import InstanceLoop
 from .model_files import model_file_path
 from .model_import import forget_package, import_model_file, package_name

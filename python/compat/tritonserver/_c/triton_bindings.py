@@ -1,5 +1,5 @@
 """``tritonserver._c.triton_bindings``, the module upstream's high-level
 package imports its low-level names from."""
 
-from conch._bindings import *  # noqa: F401,F403
-from conch._bindings import __all__  # noqa: F401
+from conch._triton_c import *  # noqa: F401,F403
+from conch._triton_c import __all__  # noqa: F401

@@ -1,7 +1,12 @@
 """TRITONSERVER_ServerOptions: the options of TRITONSERVER_Server, set one
 by one. As in Triton, the log setters change the process's logging at
 once, and the log callback is installed at once and again by each server
-made from the options (or cleared, when they have none)."""
+made from the options (or cleared, when they have none).
+
+Also ``server_options_of``, these options made from a conch.Options: it is
+upstream's ``Options._create_tritonserver_server_options()``, which this
+module gives conch.Options, so that conch._options never imports this
+emulation."""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from typing import Any, Callable, Optional
 
 from .. import _conch
 from .._errors import InvalidArgumentError, UnsupportedError
+from .._options import Options, _setting_text
 from ._enums import (
     TRITONSERVER_InstanceGroupKind,
     TRITONSERVER_LogFormat,
@@ -240,3 +246,83 @@ class TRITONSERVER_ServerOptions:  # noqa: N801 (upstream's names)
                 f"Unsupported host policy setting '{setting}' is specified, supported "
                 "settings are 'numa-node', 'cpu-cores'")
         self.host_policies.setdefault(str(policy_name), {})[str(setting)] = str(value)
+
+
+def server_options_of(options: Options) -> TRITONSERVER_ServerOptions:
+    """`options` as a TRITONSERVER_ServerOptions, set in upstream's order.
+    As upstream's, it applies the log settings to the process at once (and
+    cascades the log levels of `options`)."""
+    low = TRITONSERVER_ServerOptions()
+    low.set_server_id(options.server_id)
+    if options.model_repository is None:
+        raise InvalidArgumentError("Model repository must be specified.")
+    repositories = options.model_repository
+    if not isinstance(repositories, list):
+        repositories = [repositories]
+    for path in repositories:
+        low.set_model_repository_path(path)
+    low.set_model_control_mode(int(options.model_control_mode))
+    for model in options.startup_models:
+        low.set_startup_model(model)
+    low.set_strict_model_config(options.strict_model_config)
+    low.set_rate_limiter_mode(int(options.rate_limiter_mode))
+    for resource in options.rate_limiter_resources:
+        low.add_rate_limiter_resource(resource.name, resource.count, resource.device)
+    low.set_pinned_memory_pool_byte_size(options.pinned_memory_pool_size)
+    for device, size in options.cuda_memory_pool_sizes.items():
+        low.set_cuda_memory_pool_byte_size(device, size)
+    for cache_name, settings in options.cache_config.items():
+        low.set_cache_config(cache_name, json.dumps(settings))
+    low.set_cache_directory(options.cache_directory)
+    low.set_min_supported_compute_capability(options.min_supported_compute_capability)
+    low.set_exit_on_error(options.exit_on_error)
+    low.set_strict_readiness(options.strict_readiness)
+    low.set_exit_timeout(options.exit_timeout)
+    low.set_buffer_manager_thread_count(options.buffer_manager_thread_count)
+    low.set_model_load_thread_count(options.model_load_thread_count)
+    low.set_model_load_retry_count(options.model_load_retry_count)
+    low.set_model_namespacing(options.model_namespacing)
+    low.set_enable_peer_access(options.enable_peer_access)
+    if options.log_file:
+        low.set_log_file(options.log_file)
+    options._cascade_log_levels()
+    low.set_log_info(options.log_info)
+    low.set_log_warn(options.log_warn)
+    low.set_log_error(options.log_error)
+    low.set_log_format(int(options.log_format))
+    low.set_log_verbose(options.log_verbose)
+    if options.log_callback is not None:
+        low.set_log_callback(options.log_callback)
+    low.set_metrics(options.metrics)
+    low.set_cpu_metrics(options.cpu_metrics)
+    low.set_gpu_metrics(options.gpu_metrics)
+    low.set_metrics_interval(options.metrics_interval)
+    low.set_backend_directory(options.backend_directory)
+    low.set_repo_agent_directory(options.repo_agent_directory)
+    for limit in options.model_load_device_limits:
+        low.set_model_load_device_limit(int(limit.kind), limit.device, limit.fraction)
+    for policy, settings in options.host_policies.items():
+        for setting, value in settings.items():
+            low.set_host_policy(policy, setting, value)
+    for group, settings in options.metrics_configuration.items():
+        for setting, value in settings.items():
+            low.set_metrics_config(group, setting, _setting_text(value))
+    for backend, settings in options.backend_configuration.items():
+        for setting, value in settings.items():
+            low.set_backend_config(backend, setting, value)
+    return low
+
+
+def _create_tritonserver_server_options(self: Options) -> TRITONSERVER_ServerOptions:
+    """These options as a tritonserver._c TRITONSERVER_ServerOptions, set
+    in upstream's order (server_options_of)."""
+    return server_options_of(self)
+
+
+# Upstream's Options has this method (its Server builds the low-level
+# options with it). It is given to conch.Options here, with this emulation,
+# because the dependency points one way: the emulation is built on
+# conch._options, never the reverse. `import tritonserver` imports this
+# module, as upstream's package imports its tritonserver._c.
+Options._create_tritonserver_server_options = (  # type: ignore[attr-defined]
+    _create_tritonserver_server_options)

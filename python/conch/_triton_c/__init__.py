@@ -1,8 +1,11 @@
-"""Triton's low-level Python bindings (``tritonserver._c``, upstream's
-``triton_bindings``) over Conch: the ``TRITONSERVER_*`` enums, helpers and
-classes, with upstream's error classes, so code written against that layer
-runs unchanged. python/README.md says what each class maps to and what it
-cannot do."""
+"""The emulation of ``tritonserver._c`` (upstream's ``triton_bindings``,
+Triton's low-level TRITONSERVER_* C-API surface) over Conch: the
+``TRITONSERVER_*`` enums, helpers and classes, with upstream's error
+classes, so code written against that layer runs unchanged. These are not
+Conch's own bindings (that is the compiled ``conch._conch``): this package
+is built on the high-level modules (``conch._server``, ``conch._options``,
+...), which never import it. python/README.md says what each class maps to
+and what it cannot do."""
 
 from __future__ import annotations
 
