@@ -21,14 +21,12 @@ inline runtime::buffer identity_input() {
 /// A fresh FP32[1,16] request for `model`, built per submission as a client
 /// builds one; the input bytes are shared, not copied. A request to a
 /// sequence model ("sequence_...") is a whole sequence: START and END, with
-/// a correlation id of its own. The server samples it for tracing, as a
-/// frontend does (nothing is traced unless a benchmark turns tracing on).
-inline runtime::inference_request identity_request(const conch::server& srv,
-                                                   const std::string& model,
+/// a correlation id of its own. The server samples it for tracing when it
+/// is submitted (nothing is traced unless a benchmark turns tracing on).
+inline runtime::inference_request identity_request(const std::string& model,
                                                    const runtime::buffer& input) {
   runtime::inference_request r;
   r.model_name = model;
-  r.trace = srv.sample_trace(model);
   r.inputs.push_back(runtime::tensor{"INPUT0", runtime::data_type::fp32, {1, 16}, input});
   if (model.rfind("sequence_", 0) == 0) {
     static std::atomic<uint64_t> next_id{1};

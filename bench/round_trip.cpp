@@ -41,7 +41,7 @@ void round_trip(benchmark::State& state, conch::server* srv, wait_mode mode,
   for (auto _ : state) {
     done.reset();
     auto t0 = steady::now();
-    srv->submit(identity_request(*srv, model, input),
+    srv->submit(identity_request(model, input),
                 [&ok, &done](runtime::inference_response&& r) {
                   ok = r.error.is_ok();
                   done.signal();

@@ -35,7 +35,7 @@ void loop_share(const share& s) {
   auto* errors = s.errors;
   for (int i = 0; i < s.count; ++i) {
     slots.acquire();
-    s.srv->submit(identity_request(*s.srv, *s.model, *s.input),
+    s.srv->submit(identity_request(*s.model, *s.input),
                  [&slots, errors](runtime::inference_response&& r) {
                    if (!r.final)
                      return;
@@ -59,7 +59,7 @@ struct chain {
 void submit_next(chain& c) {
   if (c.unsubmitted.fetch_sub(1, std::memory_order_relaxed) <= 0)
     return;
-  c.s->srv->submit(identity_request(*c.s->srv, *c.s->model, *c.s->input),
+  c.s->srv->submit(identity_request(*c.s->model, *c.s->input),
                   [&c](runtime::inference_response&& r) {
                     if (!r.final)
                       return;

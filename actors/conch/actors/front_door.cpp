@@ -23,7 +23,7 @@ admission open_while(const std::atomic<bool>& flag) {
 
 } // namespace
 
-void front_door::enter(const runtime::job_ptr& job, runtime::submit_policy policy) const {
+void front_door::enter(const runtime::job_ptr& job, const runtime::submit_policy& policy) const {
   auto admitted = admission::admitted;
   switch (policy.from) {
     case runtime::submitter::application:

@@ -27,7 +27,7 @@ struct front_door {
   /// server_options::direct_lane.
   bool direct_lane = true;
 
-  void enter(const runtime::job_ptr& job, runtime::submit_policy policy) const;
+  void enter(const runtime::job_ptr& job, const runtime::submit_policy& policy) const;
 };
 
 } // namespace conch::actors

@@ -183,7 +183,10 @@ class server {
   /// too many in flight) arrive the same way, as one final response.
   /// `policy` says who submits (how it is admitted) and whether it may run
   /// on the calling thread, in which case `on_response` may be called before
-  /// this returns (runtime/submit_policy.hpp).
+  /// this returns (runtime/submit_policy.hpp). The server samples the
+  /// request's trace here, by its model's trace settings and `policy.trace`,
+  /// unless the request brings one; its final response carries the trace
+  /// for the frontend's send stamps.
   request_handle submit(runtime::inference_request request, runtime::response_callback on_response,
                         runtime::submit_policy policy = {});
 
@@ -197,13 +200,6 @@ class server {
   runtime::result<runtime::tracing::trace_settings>
   update_trace_settings(const std::string& model,
                         const runtime::tracing::trace_settings_update& update);
-
-  /// A trace for the next request to `model` when its settings sample it,
-  /// null otherwise: a frontend asks before it submits the request, and
-  /// sets it as the request's `trace`. `propagated`: the request came with a
-  /// W3C trace context (always traced in opentelemetry mode).
-  runtime::request_trace_ptr sample_trace(const std::string& model,
-                                          bool propagated = false) const;
 
   /// Waits until every trace finished so far is in its file.
   void flush_traces() const;
@@ -244,6 +240,8 @@ class server {
 
  private:
   explicit server(std::shared_ptr<core> c) : core_(std::move(c)) {}
+  /// Sets `request.trace` when its model's trace settings sample it.
+  void open_trace(runtime::inference_request& request, const runtime::trace_origin& origin) const;
   std::shared_ptr<core> core_;
 };
 

@@ -142,11 +142,6 @@ server_gateway::update_trace_settings(const std::string& model,
   return srv_.update_trace_settings(model, update);
 }
 
-runtime::request_trace_ptr server_gateway::sample_trace(const std::string& model,
-                                                        bool propagated) const {
-  return srv_.sample_trace(model, propagated);
-}
-
 std::shared_ptr<runtime::shm::region_registry> server_gateway::shared_memory() const {
   return srv_.shared_memory();
 }

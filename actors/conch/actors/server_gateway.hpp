@@ -45,8 +45,6 @@ class server_gateway final : public transports::gateway {
   runtime::result<runtime::tracing::trace_settings>
   update_trace_settings(const std::string& model,
                         const runtime::tracing::trace_settings_update& update) override;
-  runtime::request_trace_ptr sample_trace(const std::string& model,
-                                          bool propagated) const override;
   std::shared_ptr<runtime::shm::region_registry> shared_memory() const override;
   transports::cancel_fn submit(runtime::inference_request request,
                                runtime::response_callback on_response,

@@ -143,6 +143,8 @@ status server::poll_repository() {
 request_handle server::submit(runtime::inference_request request,
                               runtime::response_callback on_response,
                               runtime::submit_policy policy) {
+  if (!request.trace && runtime::tracing_active())
+    open_trace(request, policy.trace);
   auto job = std::make_shared<runtime::inference_job>(std::move(request), std::move(on_response));
   const auto& c = *core_;
   front_door{*c.flags, c.slots.get(), c.inprocess.get(), c.options.direct_lane}.enter(job, policy);

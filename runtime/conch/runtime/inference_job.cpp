@@ -156,8 +156,10 @@ void inference_job::deliver_locked(inference_response&& r) {
   // that reads them right after its last response sees its own request.
   if (final && model_)
     model_->on_complete(*this, outcome, now);
-  if (final && request_.trace)
+  if (final && request_.trace) {
     request_.trace->record_job(request_, times_, version_, r, now);
+    r.trace = request_.trace;
+  }
   if (callback_) {
     // The callback is the client's code: whatever it throws stays with it.
     try {
@@ -165,6 +167,9 @@ void inference_job::deliver_locked(inference_response&& r) {
     } catch (...) {
     }
   }
+  // What the callback left of the trace in the response goes here: the
+  // caller's response object may outlive this call.
+  r.trace.reset();
   if (final) {
     if (frontend_)
       frontend_->on_complete(*this, outcome, now);

@@ -13,6 +13,7 @@
 namespace conch::runtime {
 
 class output_labels;
+class request_trace;
 
 /// One response to an inference request. A non-decoupled model sends exactly
 /// one, final; a decoupled model sends zero or more and then a final one,
@@ -31,6 +32,9 @@ struct inference_response {
   /// The class labels of the model's outputs (label_filename), for the
   /// classification extension; null when the model has none.
   std::shared_ptr<const output_labels> labels;
+  /// The request's trace, on its final response when the server sampled
+  /// one: the frontend stamps its send on it and lets it go once sent.
+  std::shared_ptr<request_trace> trace;
 };
 
 /// Receives the responses of one request. Called from Conch's threads (model

@@ -1,6 +1,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+
+#include "conch/runtime/request_trace.hpp"
 
 namespace conch::runtime {
 
@@ -31,22 +34,49 @@ enum class placement : uint8_t {
   may_run_here,
 };
 
+/// The protocol a request arrived by, which names the stamps its trace
+/// opens with.
+enum class arrival : uint8_t {
+  /// The in-process API: no receive stamps.
+  inprocess,
+  /// HTTP: HTTP_RECV_START and HTTP_RECV_END.
+  http,
+  /// gRPC: GRPC_WAITREAD_START and GRPC_WAITREAD_END.
+  grpc,
+};
+
+/// What a request's trace opens with, should the server sample one: when
+/// the frontend began and finished reading it (now_ns(); 0 when not taken,
+/// as a frontend takes them only while runtime::tracing_active()), and the
+/// W3C context it came with, which also makes a sampler that follows
+/// propagated contexts take it.
+struct trace_origin {
+  arrival by = arrival::inprocess;
+  uint64_t read_start_ns = 0;
+  uint64_t read_end_ns = 0;
+  std::optional<trace_context> context;
+};
+
 /// How the server takes one request in: the strong-typed policy of its one
 /// submit path.
 struct submit_policy {
   submitter from = submitter::application;
   placement where = placement::queued;
+  /// Read only when a trace is sampled for the request (never for a
+  /// model's own request, whose trace its parent's spawns).
+  trace_origin trace{};
 };
 
-/// The policy of a network frontend's request.
-inline constexpr submit_policy frontend_request{submitter::frontend, placement::may_run_here};
+/// The policy of a network frontend's request (a frontend that traces adds
+/// its trace_origin to a copy).
+inline const submit_policy frontend_request{submitter::frontend, placement::may_run_here, {}};
 
 /// The policy of a model's own request.
-inline constexpr submit_policy model_request{submitter::model, placement::may_run_here};
+inline const submit_policy model_request{submitter::model, placement::may_run_here, {}};
 
 /// The policy of an in-process caller whose thread may run a small request
 /// itself (the Python API).
-inline constexpr submit_policy inprocess_may_run_here{submitter::application,
-                                                      placement::may_run_here};
+inline const submit_policy inprocess_may_run_here{submitter::application,
+                                                  placement::may_run_here, {}};
 
 } // namespace conch::runtime

@@ -136,12 +136,6 @@ class gateway {
   update_trace_settings(const std::string& model,
                         const runtime::tracing::trace_settings_update& update) = 0;
 
-  /// A trace for the next request to `model` when its settings sample it;
-  /// null otherwise (one relaxed load while nothing is traced).
-  /// `propagated`: the request came with a W3C trace context.
-  virtual runtime::request_trace_ptr sample_trace(const std::string& model,
-                                                  bool propagated) const = 0;
-
   // -- shared memory ---------------------------------------------------------
 
   /// The shared-memory regions clients registered: one registry per server

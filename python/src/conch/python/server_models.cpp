@@ -102,10 +102,6 @@ submitted_request py_server::infer(const request_fields& fields, py::object on_r
     drop(h);
     throw;
   }
-  // The in-process API traces its requests as the network frontends do,
-  // unless the caller brought a trace of its own.
-  if (!request.trace)
-    request.trace = h->server().sample_trace(request.model_name);
   py_ref callable;
   if (!on_response.is_none())
     callable = py_ref::borrow(on_response.ptr());

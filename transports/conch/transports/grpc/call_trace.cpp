@@ -1,5 +1,7 @@
 #include "conch/transports/grpc/call_trace.hpp"
 
+#include <string_view>
+
 #include "conch/runtime/clock.hpp"
 
 namespace conch::transports::grpc {
@@ -13,12 +15,6 @@ std::string_view metadata(const ::grpc::ServerContextBase& ctx, const char* key)
                                                                 it->second.size()};
 }
 
-void stamp_receipt(runtime::request_trace& trace, uint64_t read_start) {
-  auto now = runtime::now_ns();
-  trace.stamp("GRPC_WAITREAD_START", read_start != 0 ? read_start : now);
-  trace.stamp("GRPC_WAITREAD_END", now);
-}
-
 } // namespace
 
 std::optional<runtime::trace_context> trace_context_of(const ::grpc::ServerContextBase& ctx) {
@@ -28,26 +24,21 @@ std::optional<runtime::trace_context> trace_context_of(const ::grpc::ServerConte
   return runtime::parse_traceparent(parent, metadata(ctx, "tracestate"));
 }
 
-runtime::request_trace_ptr start_call_trace(const gateway& server, const std::string& model,
-                                            const std::optional<runtime::trace_context>& context,
-                                            uint64_t read_start) {
+runtime::trace_origin trace_origin_of(const std::optional<runtime::trace_context>& context) {
+  runtime::trace_origin origin;
   if (!runtime::tracing_active())
-    return nullptr;
-  auto trace = server.sample_trace(model, context.has_value());
-  if (!trace)
-    return nullptr;
-  stamp_receipt(*trace, read_start);
-  if (context)
-    trace->set_context(*context);
-  return trace;
+    return origin;
+  origin.by = runtime::arrival::grpc;
+  origin.read_end_ns = runtime::now_ns();
+  origin.read_start_ns = origin.read_end_ns;
+  origin.context = context;
+  return origin;
 }
 
-runtime::request_trace_ptr start_call_trace(const gateway& server, const std::string& model,
-                                            const ::grpc::ServerContextBase& ctx,
-                                            uint64_t read_start) {
+runtime::trace_origin trace_origin_of(const ::grpc::ServerContextBase& ctx) {
   if (!runtime::tracing_active())
-    return nullptr;
-  return start_call_trace(server, model, trace_context_of(ctx), read_start);
+    return {};
+  return trace_origin_of(trace_context_of(ctx));
 }
 
 } // namespace conch::transports::grpc

@@ -1,12 +1,11 @@
 #pragma once
 
 #include <optional>
-#include <string>
 
 #include <grpcpp/server_context.h>
 
 #include "conch/runtime/request_trace.hpp"
-#include "conch/transports/gateway.hpp"
+#include "conch/runtime/submit_policy.hpp"
 
 namespace conch::transports::grpc {
 
@@ -14,17 +13,12 @@ namespace conch::transports::grpc {
 /// `tracestate`); nullopt when it carries none, or a malformed one.
 std::optional<runtime::trace_context> trace_context_of(const ::grpc::ServerContextBase& ctx);
 
-/// Samples a request to `model` for tracing, as the gateway's settings say,
-/// and stamps its receipt: GRPC_WAITREAD_START at `read_start` (0: now) and
-/// GRPC_WAITREAD_END now. The call's metadata gives the trace context.
-/// Null when the request is not traced.
-runtime::request_trace_ptr start_call_trace(const gateway& server, const std::string& model,
-                                            const ::grpc::ServerContextBase& ctx,
-                                            uint64_t read_start = 0);
+/// Where a request came from, for the trace the server may sample when it
+/// is submitted: gRPC, read until now, with `context`. Takes no time while
+/// nothing traces (one relaxed load).
+runtime::trace_origin trace_origin_of(const std::optional<runtime::trace_context>& context);
 
-/// As start_call_trace, with a context read once per stream.
-runtime::request_trace_ptr start_call_trace(const gateway& server, const std::string& model,
-                                            const std::optional<runtime::trace_context>& context,
-                                            uint64_t read_start = 0);
+/// As above, with the context of the call's metadata.
+runtime::trace_origin trace_origin_of(const ::grpc::ServerContextBase& ctx);
 
 } // namespace conch::transports::grpc

@@ -44,7 +44,8 @@ struct infer_call : std::enable_shared_from_this<infer_call> {
   protocol::admission::ticket admitted;
   /// Finishes the calls answered on a model's thread.
   finisher* finishing = nullptr;
-  /// The request's trace when it was sampled; let go once the call finished.
+  /// The request's trace when the server sampled one (it comes with the
+  /// final response); let go once the call finished.
   runtime::request_trace_ptr trace;
 
   // Finishes the call once; later calls do nothing.
@@ -79,6 +80,8 @@ struct infer_call : std::enable_shared_from_this<infer_call> {
   // Called by the server for each response of the request, never
   // concurrently, the last one final.
   void on_response(runtime::inference_response&& r) {
+    if (r.trace)
+      trace = std::move(r.trace);
     if (trace && r.final) {
       auto now = runtime::now_ns();
       trace->stamp("INFER_RESPONSE_COMPLETE", now);
@@ -106,7 +109,7 @@ infer_reactor* infer_reactor::start(gateway& server, std::shared_ptr<inflight_ca
                                     finisher& finishing, const call_limits& limits,
                                     const inference::ModelInferRequest& request,
                                     inference::ModelInferResponse& response,
-                                    runtime::request_trace_ptr trace) {
+                                    runtime::trace_origin origin) {
   submitting_scope scope;
   auto* self = new infer_reactor;
   auto call = std::make_shared<infer_call>();
@@ -114,7 +117,6 @@ infer_reactor* infer_reactor::start(gateway& server, std::shared_ptr<inflight_ca
   call->reactor = self;
   call->response = &response;
   call->finishing = &finishing;
-  call->trace = std::move(trace);
   self->call_ = call;
   auto ticket = call->calls->admit_unary();
   if (!ticket) {
@@ -139,12 +141,13 @@ infer_reactor* infer_reactor::start(gateway& server, std::shared_ptr<inflight_ca
     return self;
   }
   call->encoding = std::move(prepared->encoding);
-  prepared->request.trace = call->trace;
   // A small request to an idle instance may be answered before this returns.
+  auto policy = runtime::frontend_request;
+  policy.trace = std::move(origin);
   auto cancel = server.submit(
     std::move(prepared->request),
     [call](runtime::inference_response&& r) { call->on_response(std::move(r)); },
-    runtime::frontend_request);
+    std::move(policy));
   call->calls->set_cancel(call->ticket, cancel);
   std::lock_guard<std::mutex> guard{call->mutex};
   if (!call->finished)

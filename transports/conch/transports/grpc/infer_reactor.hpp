@@ -4,6 +4,7 @@
 
 #include <grpcpp/support/server_callback.h>
 
+#include "conch/runtime/submit_policy.hpp"
 #include "conch/transports/gateway.hpp"
 #include "conch/transports/grpc/call_limits.hpp"
 #include "conch/transports/grpc/finisher.hpp"
@@ -24,15 +25,15 @@ class infer_reactor final : public ::grpc::ServerUnaryReactor {
   /// with UNAVAILABLE. `request` and `response` belong to gRPC and stay
   /// valid until the reactor finished; the request's raw contents are moved
   /// out. A call answered on another thread while other calls are in flight
-  /// is finished by `finishing`, which outlives every call. `trace`, when
-  /// the request was sampled, goes with the request and gets the call's
-  /// GRPC_SEND_* stamps.
+  /// is finished by `finishing`, which outlives every call. `origin` opens
+  /// the request's trace should the server sample one; the call stamps its
+  /// GRPC_SEND_* on it.
   static infer_reactor* start(gateway& server, std::shared_ptr<inflight_calls> calls,
                               finisher& finishing,
                               const call_limits& limits,
                               const inference::ModelInferRequest& request,
                               inference::ModelInferResponse& response,
-                              runtime::request_trace_ptr trace = nullptr);
+                              runtime::trace_origin origin = {});
 
   void OnCancel() override;
   void OnDone() override;

@@ -118,7 +118,7 @@ reactor* inference_service::ModelInfer(context* ctx, const inference::ModelInfer
   if (auto st = begin_infer_call(infer_settings_.get(), *ctx, *req); !st.is_ok())
     return finish(ctx, st);
   return infer_reactor::start(*server_, calls_, finisher_, *limits_, *req, *res,
-                              start_call_trace(*server_, req->model_name(), *ctx));
+                              trace_origin_of(*ctx));
 }
 
 ::grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse>*

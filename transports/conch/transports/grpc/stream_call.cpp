@@ -126,10 +126,13 @@ bool stream_call::queue(const stream_request_info& info, stream_message_ptr m) {
 
 void stream_call::on_response(const stream_request_info& info, runtime::inference_response&& r) {
   bool was_final = r.final;
-  if (info.trace && was_final) {
+  // The request's trace, when the server sampled one, comes with its final
+  // response.
+  auto trace = std::move(r.trace);
+  if (trace) {
     auto now = runtime::now_ns();
-    info.trace->stamp("INFER_RESPONSE_COMPLETE", now);
-    info.trace->stamp("GRPC_SEND_START", now);
+    trace->stamp("INFER_RESPONSE_COMPLETE", now);
+    trace->stamp("GRPC_SEND_START", now);
   }
   stream_message_ptr m;
   if (!r.error.is_ok()) {
@@ -188,8 +191,8 @@ void stream_call::on_response(const stream_request_info& info, runtime::inferenc
   }
   // The response is queued for the stream (Triton stamps its send end
   // once the write is started, too).
-  if (info.trace && was_final)
-    info.trace->stamp("GRPC_SEND_END", runtime::now_ns());
+  if (trace)
+    trace->stamp("GRPC_SEND_END", runtime::now_ns());
   for (auto& c : cancels)
     c();
 }
@@ -200,7 +203,8 @@ void stream_call::submit(const std::shared_ptr<stream_call>& self) {
   info.model_name = request.model_name();
   info.model_version = request.model_version();
   info.empty_final = empty_final_requested(request);
-  info.trace = start_call_trace(*server, request.model_name(), trace_context);
+  auto policy = runtime::frontend_request;
+  policy.trace = trace_origin_of(trace_context);
   protocol::admission::ticket admitted;
   auto prepared = [&]() -> runtime::result<prepared_infer> {
     if (calls->stopping())
@@ -233,11 +237,10 @@ void stream_call::submit(const std::shared_ptr<stream_call>& self) {
   }
   // A small request to an idle instance may be answered before this returns
   // (reading is still set, so the answer starts no read).
-  prepared->request.trace = info.trace;
   auto cancel = server->submit(
     std::move(prepared->request),
     [self, info](runtime::inference_response&& r) { self->on_response(info, std::move(r)); },
-    runtime::frontend_request);
+    std::move(policy));
   // A stream that ended while the request was being submitted cancels it.
   bool cancel_now = false;
   {

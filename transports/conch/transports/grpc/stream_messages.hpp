@@ -4,8 +4,6 @@
 #include <memory>
 #include <string>
 
-#include "conch/runtime/request_trace.hpp"
-
 #include <grpcpp/server_context.h>
 
 #include "conch/runtime/inference_response.hpp"
@@ -32,8 +30,6 @@ struct stream_request_info {
   std::string model_version;
   /// How its outputs go back (shared memory, classification).
   response_encoding encoding;
-  /// Its trace when it was sampled.
-  runtime::request_trace_ptr trace;
 };
 
 /// The in-stream error for a request (spec §2.5): `error_message`, and an

@@ -7,23 +7,23 @@
 
 namespace conch::transports::http::kserve {
 
-runtime::request_trace_ptr start_call_trace(const route_call& call) {
+runtime::trace_origin trace_origin_of(const route_call& call) {
+  runtime::trace_origin origin;
   if (!runtime::tracing_active())
-    return nullptr;
-  std::optional<runtime::trace_context> context;
+    return origin;
+  origin.by = runtime::arrival::http;
+  origin.read_end_ns = runtime::now_ns();
+  origin.read_start_ns = call.req->received_ns != 0 ? call.req->received_ns : origin.read_end_ns;
   if (const auto* parent = call.req->headers.find("traceparent")) {
     const auto* state = call.req->headers.find("tracestate");
-    context = runtime::parse_traceparent(*parent, state ? *state : std::string{});
+    origin.context = runtime::parse_traceparent(*parent, state ? *state : std::string{});
   }
-  auto trace = call.settings.server->sample_trace(call.target.model, context.has_value());
-  if (!trace)
-    return nullptr;
-  auto now = runtime::now_ns();
-  trace->stamp("HTTP_RECV_START", call.req->received_ns != 0 ? call.req->received_ns : now);
-  trace->stamp("HTTP_RECV_END", now);
-  if (context)
-    trace->set_context(std::move(*context));
-  return trace;
+  return origin;
+}
+
+void hold_trace(runtime::request_trace_ptr& held, runtime::inference_response& r) {
+  if (r.trace)
+    held = std::move(r.trace);
 }
 
 void stamp_send_start(const runtime::request_trace_ptr& trace) {

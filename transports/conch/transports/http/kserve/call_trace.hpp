@@ -1,17 +1,21 @@
 #pragma once
 
+#include "conch/runtime/inference_response.hpp"
 #include "conch/runtime/request_trace.hpp"
+#include "conch/runtime/submit_policy.hpp"
 #include "conch/transports/http/kserve/route_call.hpp"
 
 namespace conch::transports::http::kserve {
 
-/// Samples an inference call (infer, generate) for tracing, as Triton does
-/// before anything else so that the rate counts every request, and stamps
-/// its receipt: HTTP_RECV_START (when its first byte was parsed) and
-/// HTTP_RECV_END (now). A `traceparent` header gives the W3C trace context
-/// (and in opentelemetry mode always traces). Null when not traced; one
-/// relaxed load while nothing traces.
-runtime::request_trace_ptr start_call_trace(const route_call& call);
+/// Where an inference call (infer, generate) came from, for the trace the
+/// server may sample when it is submitted: HTTP, read from its first parsed
+/// byte until now, with the W3C context of its `traceparent` header. Reads
+/// nothing while nothing traces (one relaxed load).
+runtime::trace_origin trace_origin_of(const route_call& call);
+
+/// Takes the request's trace off its final response into `held`, when the
+/// server sampled one.
+void hold_trace(runtime::request_trace_ptr& held, runtime::inference_response& r);
 
 /// Stamps the final response's arrival (INFER_RESPONSE_COMPLETE,
 /// HTTP_SEND_START) on `trace`, when there is one.

@@ -38,6 +38,7 @@ struct pending_generate {
   }
 
   void on_response(runtime::inference_response&& r) {
+    hold_trace(trace, r);
     if (done)
       return;
     if (r.final || !r.error.is_ok())
@@ -101,6 +102,7 @@ struct pending_stream {
   }
 
   void on_response(runtime::inference_response&& r) {
+    hold_trace(trace, r);
     if (done)
       return;
     if (!r.error.is_ok()) {
@@ -146,12 +148,11 @@ runtime::result<runtime::inference_request> prepare(const route_call& call) {
 
 template <class Pending>
 void submit(route_call& call, runtime::inference_request request,
-            std::shared_ptr<Pending> pending) {
-  request.trace = pending->trace;
+            std::shared_ptr<Pending> pending, runtime::trace_origin origin) {
   auto cancel = call.settings.server->submit(
     std::move(request),
     [pending](runtime::inference_response&& r) { pending->on_response(std::move(r)); },
-    {runtime::submitter::frontend, runtime::placement::queued});
+    {runtime::submitter::frontend, runtime::placement::queued, std::move(origin)});
   call.req->on_cancel([cancel = std::move(cancel)] {
     if (cancel)
       cancel();
@@ -161,7 +162,7 @@ void submit(route_call& call, runtime::inference_request request,
 } // namespace
 
 void serve_generate(route_call&& call) {
-  auto trace = start_call_trace(call);
+  auto origin = trace_origin_of(call);
   auto request = prepare(call);
   if (!request) {
     call.res.send(codec::encode_error(request.error()));
@@ -170,12 +171,11 @@ void serve_generate(route_call&& call) {
   auto pending = std::make_shared<pending_generate>();
   pending->res = std::move(call.res);
   pending->ticket = std::move(call.ticket);
-  pending->trace = std::move(trace);
-  submit(call, std::move(*request), std::move(pending));
+  submit(call, std::move(*request), std::move(pending), std::move(origin));
 }
 
 void serve_generate_stream(route_call&& call) {
-  auto trace = start_call_trace(call);
+  auto origin = trace_origin_of(call);
   auto request = prepare(call);
   if (!request) {
     call.res.send(codec::encode_error(request.error()));
@@ -184,8 +184,7 @@ void serve_generate_stream(route_call&& call) {
   auto pending = std::make_shared<pending_stream>();
   pending->res = std::move(call.res);
   pending->ticket = std::move(call.ticket);
-  pending->trace = std::move(trace);
-  submit(call, std::move(*request), std::move(pending));
+  submit(call, std::move(*request), std::move(pending), std::move(origin));
 }
 
 } // namespace conch::transports::http::kserve

@@ -28,7 +28,8 @@ struct pending_infer {
   std::optional<runtime::inference_response> early;  // a non-final response
   // The shared-memory outputs' regions; null when there are none.
   std::shared_ptr<runtime::shm::output_regions> shm_outputs;
-  // The request's trace when it was sampled; let go once the answer is sent.
+  // The request's trace when the server sampled one (it comes with the
+  // final response); let go once the answer is sent.
   runtime::request_trace_ptr trace;
 
   void answer(response resp) {
@@ -40,6 +41,7 @@ struct pending_infer {
   }
 
   void on_response(runtime::inference_response&& r) {
+    hold_trace(trace, r);
     if (r.final)
       stamp_send_start(trace);
     if (!r.error.is_ok()) {
@@ -112,7 +114,8 @@ runtime::result<codec::decoded_infer> decode(const route_call& call,
 
 void serve_infer(route_call&& call) {
   auto& server = *call.settings.server;
-  auto trace = start_call_trace(call);
+  auto policy = runtime::frontend_request;
+  policy.trace = trace_origin_of(call);
   auto config = server.model_config(call.target.model, call.target.version);
   if (!config) {
     call.res.send(codec::encode_error(config.error()));
@@ -138,16 +141,15 @@ void serve_infer(route_call&& call) {
     decoded->request.memory_of_client = runtime::client_memory::shared;
   }
   auto request = std::move(decoded->request);
-  request.trace = trace;
   auto pending = std::make_shared<pending_infer>(
     pending_infer{std::move(*decoded), std::move(call.res), std::move(call.ticket), call.req,
-                  std::nullopt, std::move(*shm_outputs), std::move(trace)});
+                  std::nullopt, std::move(*shm_outputs), nullptr});
   // The loop may run a small request itself: the answer then goes through
   // the responder's queue before submit returns.
   auto cancel = server.submit(
     std::move(request),
     [pending](runtime::inference_response&& r) { pending->on_response(std::move(r)); },
-    runtime::frontend_request);
+    std::move(policy));
   // A client that leaves cancels its request; the hook is dropped once the
   // answer is written.
   call.req->on_cancel([cancel = std::move(cancel)] {
