@@ -50,13 +50,30 @@ void front_door::enter(const runtime::job_ptr& job, const runtime::submit_policy
     return;
   }
   auto sent = job;  // the lane and the route may take it
-  // The table is read only where it is used: the adapters keep their own.
-  model_table_ptr table;
-  if (policy.where == runtime::placement::may_run_here && direct_lane
-      && submit_inline(*(table = flags.table()), sent))
+  bool lane = policy.where == runtime::placement::may_run_here && direct_lane;
+  bool direct = policy.from == runtime::submitter::model || slots == nullptr;
+  // The version it runs on, resolved once: by its caller, who decoded it
+  // against that version, or here, from the newest snapshot (the repository
+  // publishes it before it hands the adapters theirs).
+  model_table_ptr table;  // keeps `version` alive
+  const version_entry* version = nullptr;
+  if (policy.model) {
+    // Only the server makes a resolved_model: the entry of its table.
+    version = &static_cast<const version_entry&>(*policy.model);
+  } else if (lane || direct) {
+    table = flags.table();
+    auto entry = table->resolve(job->request().model_name, job->request().model_version);
+    if (!entry) {
+      job->fail(entry.error(), runtime::failure_kind::other);
+      return;
+    }
+    version = *entry;
+  }
+  if (lane && submit_inline(*version, sent))
     return;
-  if (policy.from == runtime::submitter::model || slots == nullptr) {
-    route(table ? *table : *flags.table(), sent);
+  if (direct) {
+    if (accept_for(*version, sent))
+      caf::anon_send(version->scheduler, std::move(sent));
     return;
   }
   // A sequence's requests keep their order on the way to its scheduler.

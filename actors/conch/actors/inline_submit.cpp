@@ -113,12 +113,9 @@ bool post_leased(const version_entry& version, size_t index,
 
 } // namespace
 
-bool submit_inline(const model_table& table, runtime::job_ptr& job) {
-  auto& request = job->request();
-  auto entry = table.resolve(request.model_name, request.model_version);
-  if (!entry || !(*entry)->lane || input_bytes(request) > inline_input_limit)
+bool submit_inline(const version_entry& version, runtime::job_ptr& job) {
+  if (!version.lane || input_bytes(job->request()) > inline_input_limit)
     return false;
-  const auto& version = **entry;
   if (!accept_for(version, job))
     return true;
   auto index = version.lane->try_lease();

@@ -10,6 +10,7 @@
 
 #include "conch/actors/direct_lane.hpp"
 #include "conch/actors/model_readiness.hpp"
+#include "conch/runtime/model_config/resolved_model.hpp"
 #include "conch/runtime/output_labels.hpp"
 #include "conch/runtime/repository/model_state.hpp"
 #include "conch/runtime/result.hpp"
@@ -22,12 +23,17 @@ namespace conch::actors {
 using runtime::model_state;
 using runtime::model_state_name;
 
-/// One version of a model as the request path sees it.
-struct version_entry {
-  int64_t version = 0;
+/// One version of a model as the request path sees it: the version and
+/// config a resolved request is decoded against (runtime::resolved_model),
+/// and where it runs.
+struct version_entry : runtime::resolved_model {
+  version_entry() = default;
+  version_entry(int64_t v, model_state s, std::string why,
+                std::shared_ptr<const inference::ModelConfig> c)
+    : resolved_model(v, std::move(c)), state(s), reason(std::move(why)) {}
+
   model_state state = model_state::unknown;
   std::string reason;
-  std::shared_ptr<const inference::ModelConfig> config;
   /// The version's scheduler; valid while READY.
   caf::actor scheduler;
   std::shared_ptr<runtime::statistics::model_statistics> stats;

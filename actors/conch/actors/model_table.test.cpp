@@ -9,13 +9,13 @@ model_table make_table() {
   model_table t;
   model_entry m;
   m.name = "m";
-  m.versions.push_back({1, model_state::ready, "", nullptr, caf::actor{}, nullptr, nullptr, nullptr});
-  m.versions.push_back({2, model_state::ready, "", nullptr, caf::actor{}, nullptr, nullptr, nullptr});
-  m.versions.push_back({3, model_state::unavailable, "unloaded", nullptr, caf::actor{}, nullptr, nullptr, nullptr});
+  m.versions.push_back({1, model_state::ready, "", nullptr});
+  m.versions.push_back({2, model_state::ready, "", nullptr});
+  m.versions.push_back({3, model_state::unavailable, "unloaded", nullptr});
   t.models.emplace("m", std::move(m));
   model_entry down;
   down.name = "down";
-  down.versions.push_back({1, model_state::loading, "", nullptr, caf::actor{}, nullptr, nullptr, nullptr});
+  down.versions.push_back({1, model_state::loading, "", nullptr});
   t.models.emplace("down", std::move(down));
   return t;
 }

@@ -320,8 +320,8 @@ void repository_actor::finish_load(const std::string& name,
       continue;
     if (entry.scheduler)
       retired.push_back(entry.scheduler);
-    loaded[v] = version_entry{v, model_state::unavailable, entry.scheduler ? "unloaded" : entry.reason,
-                              entry.config, nullptr, nullptr, nullptr, nullptr, nullptr};
+    loaded[v] = version_entry{v, model_state::unavailable,
+                              entry.scheduler ? "unloaded" : entry.reason, entry.config};
   }
   // The files of an override stay as long as a version loaded from them serves.
   if (any_new) {

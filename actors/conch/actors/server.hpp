@@ -15,6 +15,7 @@
 #include "conch/actors/server_options.hpp"
 #include "conch/runtime/inference_job.hpp"
 #include "conch/runtime/model_config/model_metadata.hpp"
+#include "conch/runtime/model_config/resolved_model.hpp"
 #include "conch/runtime/result.hpp"
 #include "conch/runtime/server_metadata.hpp"
 #include "conch/runtime/submit_policy.hpp"
@@ -117,6 +118,11 @@ class server {
                                                           int64_t version = -1) const;
   runtime::result<std::shared_ptr<const inference::ModelConfig>>
   model_config(const std::string& name, int64_t version = -1) const;
+  /// The READY version a request for (`name`, `version`) goes to (-1: the
+  /// highest), with its config. A caller that decodes a request against it
+  /// puts it in the submit policy, so the request is resolved once.
+  runtime::result<runtime::resolved_model_ptr> resolve(const std::string& name,
+                                                       int64_t version = -1) const;
   /// Statistics of READY versions: all models when `name` is empty, all
   /// versions of `name` when `version` is -1.
   runtime::result<std::vector<runtime::statistics::statistics_snapshot>>

@@ -79,6 +79,11 @@ server_gateway::model_config(const std::string& name, int64_t version) const {
   return srv_.model_config(name, version);
 }
 
+runtime::result<runtime::resolved_model_ptr> server_gateway::resolve(const std::string& name,
+                                                                     int64_t version) const {
+  return srv_.resolve(name, version);
+}
+
 runtime::result<std::vector<runtime::statistics::statistics_snapshot>>
 server_gateway::model_statistics(const std::string& name, int64_t version) const {
   return srv_.model_statistics(name, version);

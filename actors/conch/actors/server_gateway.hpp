@@ -22,6 +22,8 @@ class server_gateway final : public transports::gateway {
                                                          int64_t version) const override;
   runtime::result<std::shared_ptr<const inference::ModelConfig>>
   model_config(const std::string& name, int64_t version) const override;
+  runtime::result<runtime::resolved_model_ptr> resolve(const std::string& name,
+                                                       int64_t version) const override;
   runtime::result<std::vector<runtime::statistics::statistics_snapshot>>
   model_statistics(const std::string& name, int64_t version) const override;
   void repository_index(

@@ -86,14 +86,23 @@ runtime::result<runtime::model_metadata> server::model_metadata(const std::strin
 
 runtime::result<std::shared_ptr<const inference::ModelConfig>>
 server::model_config(const std::string& name, int64_t version) const {
+  auto resolved = resolve(name, version);
+  if (!resolved)
+    return resolved.error();
+  // The config outlives the table snapshot: it is shared, not copied.
+  return (*resolved)->config;
+}
+
+runtime::result<runtime::resolved_model_ptr> server::resolve(const std::string& name,
+                                                             int64_t version) const {
   auto t = core_->table();
   if (!t)
     return t.error();
   auto entry = (*t)->resolve(name, version);
   if (!entry)
     return entry.error();
-  // The config outlives the table snapshot: it is shared, not copied.
-  return (*entry)->config;
+  // Shares the snapshot's ownership: the entry lives as long as the table.
+  return runtime::resolved_model_ptr{*t, *entry};
 }
 
 runtime::result<std::vector<runtime::statistics::statistics_snapshot>>

@@ -1,11 +1,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 
 #include "conch/runtime/request_trace.hpp"
 
 namespace conch::runtime {
+
+class resolved_model;
 
 /// Who submits a request, which decides how it is admitted.
 enum class submitter : uint8_t {
@@ -65,18 +68,21 @@ struct submit_policy {
   /// Read only when a trace is sampled for the request (never for a
   /// model's own request, whose trace its parent's spawns).
   trace_origin trace{};
+  /// The version the caller resolved the request to and decoded it against
+  /// (server::resolve, gateway::resolve); null: the server resolves it.
+  std::shared_ptr<const resolved_model> model;
 };
 
 /// The policy of a network frontend's request (a frontend that traces adds
 /// its trace_origin to a copy).
-inline const submit_policy frontend_request{submitter::frontend, placement::may_run_here, {}};
+inline const submit_policy frontend_request{submitter::frontend, placement::may_run_here, {}, {}};
 
 /// The policy of a model's own request.
-inline const submit_policy model_request{submitter::model, placement::may_run_here, {}};
+inline const submit_policy model_request{submitter::model, placement::may_run_here, {}, {}};
 
 /// The policy of an in-process caller whose thread may run a small request
 /// itself (the Python API).
 inline const submit_policy inprocess_may_run_here{submitter::application,
-                                                  placement::may_run_here, {}};
+                                                  placement::may_run_here, {}, {}};
 
 } // namespace conch::runtime

@@ -13,6 +13,7 @@
 #include "conch/runtime/inference_response.hpp"
 #include "conch/runtime/logging/log_settings.hpp"
 #include "conch/runtime/model_config/model_metadata.hpp"
+#include "conch/runtime/model_config/resolved_model.hpp"
 #include "conch/runtime/repository/load_parameters.hpp"
 #include "conch/runtime/repository/model_state.hpp"
 #include "conch/runtime/result.hpp"
@@ -76,6 +77,13 @@ class gateway {
   /// The normalised configuration of a READY version (-1: the highest).
   virtual runtime::result<std::shared_ptr<const inference::ModelConfig>>
   model_config(const std::string& name, int64_t version) const = 0;
+
+  /// The READY version a request for (`name`, `version`) goes to (-1: the
+  /// highest), with its config; the errors of model_config. An inference
+  /// route decodes the request against it and passes it on in the submit
+  /// policy (runtime::submit_policy::model), so the request is resolved once.
+  virtual runtime::result<runtime::resolved_model_ptr> resolve(const std::string& name,
+                                                               int64_t version) const = 0;
 
   /// Statistics of READY versions: every model when `name` is empty, every
   /// version of `name` when `version` is -1.

@@ -89,11 +89,12 @@ submitted_request py_server::infer(const request_fields& fields, py::object on_r
   run_deferred();
   auto h = host();
   // Upstream creates its request synchronously, so an unknown model fails at
-  // call time; the table lookup gives the same answer without a round trip.
-  auto config = h->server().model_config(fields.model_name, fields.model_version);
-  if (!config) {
+  // call time; the table lookup gives the same answer without a round trip,
+  // and the version it finds goes with the request (resolved once).
+  auto model = h->server().resolve(fields.model_name, fields.model_version);
+  if (!model) {
     drop(h);
-    throw_if_error(config.error());
+    throw_if_error(model.error());
   }
   runtime::inference_request request;
   try {
@@ -116,8 +117,9 @@ submitted_request py_server::infer(const request_fields& fields, py::object on_r
   actors::request_handle handle;
   {
     nogil released;
-    handle = h->server().submit(std::move(request), std::move(push),
-                                runtime::inprocess_may_run_here);
+    auto policy = runtime::inprocess_may_run_here;
+    policy.model = std::move(*model);
+    handle = h->server().submit(std::move(request), std::move(push), std::move(policy));
     queue->spin_for_response();
   }
   queue->set_handle(std::move(handle));

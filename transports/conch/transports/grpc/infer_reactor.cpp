@@ -144,6 +144,7 @@ infer_reactor* infer_reactor::start(gateway& server, std::shared_ptr<inflight_ca
   // A small request to an idle instance may be answered before this returns.
   auto policy = runtime::frontend_request;
   policy.trace = std::move(origin);
+  policy.model = std::move(prepared->model);
   auto cancel = server.submit(
     std::move(prepared->request),
     [call](runtime::inference_response&& r) { call->on_response(std::move(r)); },

@@ -49,18 +49,20 @@ runtime::result<prepared_infer> prepare_infer(gateway& server,
   auto version = parse_model_version(message.model_version());
   if (!version)
     return version.error();
-  auto config = server.model_config(message.model_name(), *version);
-  if (!config)
-    return config.error();
+  auto model = server.resolve(message.model_name(), *version);
+  if (!model)
+    return model.error();
+  const auto& config = *(*model)->config;
   prepared_infer out;
-  out.decoupled = (*config)->model_transaction_policy().decoupled();
+  out.model = std::move(*model);
+  out.decoupled = config.model_transaction_policy().decoupled();
   if (out.decoupled && !allow_decoupled)
     return runtime::unsupported(
       "ModelInfer RPC doesn't support models with decoupled transaction policy");
   auto decoded = decode_infer_request(message, *version);
   if (!decoded)
     return decoded.error();
-  out.encoding.model_batches = (*config)->max_batch_size() > 0;
+  out.encoding.model_batches = config.max_batch_size() > 0;
   for (const auto& o : decoded->outputs)
     if (o.classification > 0)
       out.encoding.classification.emplace_back(o.name, o.classification);

@@ -13,6 +13,8 @@ namespace conch::transports::grpc {
 struct prepared_infer {
   /// The request; its shared-memory inputs alias their regions.
   runtime::inference_request request;
+  /// The version it resolved to, for the submit policy.
+  runtime::resolved_model_ptr model;
   /// True when the model is decoupled (0..N responses per request).
   bool decoupled = false;
   /// What the response encoder needs beyond the response itself.

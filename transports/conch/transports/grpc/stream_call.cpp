@@ -237,6 +237,7 @@ void stream_call::submit(const std::shared_ptr<stream_call>& self) {
   }
   // A small request to an idle instance may be answered before this returns
   // (reading is still set, so the answer starts no read).
+  policy.model = std::move(prepared->model);
   auto cancel = server->submit(
     std::move(prepared->request),
     [self, info](runtime::inference_response&& r) { self->on_response(info, std::move(r)); },

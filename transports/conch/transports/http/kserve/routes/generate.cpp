@@ -127,32 +127,41 @@ struct pending_stream {
   }
 };
 
+// A request both endpoints checked and decoded, with the version it
+// resolved to.
+struct prepared_generate {
+  runtime::inference_request request;
+  runtime::resolved_model_ptr model;
+};
+
 // What both endpoints check and decode before submitting.
-runtime::result<runtime::inference_request> prepare(const route_call& call) {
+runtime::result<prepared_generate> prepare(const route_call& call) {
   const auto* coding = call.req->headers.find("Content-Encoding");
   if (coding != nullptr && !coding->empty() && *coding != "identity")
     return runtime::invalid_argument("generate does not support compressed requests");
   auto& server = *call.settings.server;
-  auto config = server.model_config(call.target.model, call.target.version);
-  if (!config)
-    return config.error();
-  auto request =
-    decode_generate_request(*call.req, **config, call.target.model, call.target.version);
+  auto model = server.resolve(call.target.model, call.target.version);
+  if (!model)
+    return model.error();
+  const auto& config = *(*model)->config;
+  auto request = decode_generate_request(*call.req, config, call.target.model, call.target.version);
+  if (!request)
+    return request.error();
   // Checked here too, so that a request the model would never get is a
   // plain error reply, as Triton refuses it before any response; the
   // stream's status and events are the model's.
-  if (request)
-    CONCH_RUNTIME_RETURN_IF_ERROR(runtime::validation::validate_request(*request, **config));
-  return request;
+  CONCH_RUNTIME_RETURN_IF_ERROR(runtime::validation::validate_request(*request, config));
+  return prepared_generate{std::move(*request), std::move(*model)};
 }
 
 template <class Pending>
-void submit(route_call& call, runtime::inference_request request,
-            std::shared_ptr<Pending> pending, runtime::trace_origin origin) {
+void submit(route_call& call, prepared_generate prepared, std::shared_ptr<Pending> pending,
+            runtime::trace_origin origin) {
   auto cancel = call.settings.server->submit(
-    std::move(request),
+    std::move(prepared.request),
     [pending](runtime::inference_response&& r) { pending->on_response(std::move(r)); },
-    {runtime::submitter::frontend, runtime::placement::queued, std::move(origin)});
+    {runtime::submitter::frontend, runtime::placement::queued, std::move(origin),
+     std::move(prepared.model)});
   call.req->on_cancel([cancel = std::move(cancel)] {
     if (cancel)
       cancel();
@@ -163,28 +172,28 @@ void submit(route_call& call, runtime::inference_request request,
 
 void serve_generate(route_call&& call) {
   auto origin = trace_origin_of(call);
-  auto request = prepare(call);
-  if (!request) {
-    call.res.send(codec::encode_error(request.error()));
+  auto prepared = prepare(call);
+  if (!prepared) {
+    call.res.send(codec::encode_error(prepared.error()));
     return;
   }
   auto pending = std::make_shared<pending_generate>();
   pending->res = std::move(call.res);
   pending->ticket = std::move(call.ticket);
-  submit(call, std::move(*request), std::move(pending), std::move(origin));
+  submit(call, std::move(*prepared), std::move(pending), std::move(origin));
 }
 
 void serve_generate_stream(route_call&& call) {
   auto origin = trace_origin_of(call);
-  auto request = prepare(call);
-  if (!request) {
-    call.res.send(codec::encode_error(request.error()));
+  auto prepared = prepare(call);
+  if (!prepared) {
+    call.res.send(codec::encode_error(prepared.error()));
     return;
   }
   auto pending = std::make_shared<pending_stream>();
   pending->res = std::move(call.res);
   pending->ticket = std::move(call.ticket);
-  submit(call, std::move(*request), std::move(pending), std::move(origin));
+  submit(call, std::move(*prepared), std::move(pending), std::move(origin));
 }
 
 } // namespace conch::transports::http::kserve

@@ -116,17 +116,18 @@ void serve_infer(route_call&& call) {
   auto& server = *call.settings.server;
   auto policy = runtime::frontend_request;
   policy.trace = trace_origin_of(call);
-  auto config = server.model_config(call.target.model, call.target.version);
-  if (!config) {
-    call.res.send(codec::encode_error(config.error()));
+  auto model = server.resolve(call.target.model, call.target.version);
+  if (!model) {
+    call.res.send(codec::encode_error(model.error()));
     return;
   }
-  if ((*config)->model_transaction_policy().decoupled()) {
+  const auto& config = *(*model)->config;
+  if (config.model_transaction_policy().decoupled()) {
     call.res.send(codec::encode_error(runtime::unsupported(
       "HTTP end point doesn't support models with decoupled transaction policy")));
     return;
   }
-  auto decoded = decode(call, **config);
+  auto decoded = decode(call, config);
   if (!decoded) {
     call.res.send(codec::encode_error(decoded.error()));
     return;
@@ -141,6 +142,7 @@ void serve_infer(route_call&& call) {
     decoded->request.memory_of_client = runtime::client_memory::shared;
   }
   auto request = std::move(decoded->request);
+  policy.model = std::move(*model);
   auto pending = std::make_shared<pending_infer>(
     pending_infer{std::move(*decoded), std::move(call.res), std::move(call.ticket), call.req,
                   std::nullopt, std::move(*shm_outputs), nullptr});
