@@ -59,9 +59,9 @@ model_scheduler::~model_scheduler() = default;
 caf::behavior model_scheduler::make_behavior() {
   auto self_addr = address();
   listener_ = std::make_shared<scheduler_cancel_listener>(self_addr);
-  drain_waker_ = std::make_shared<scheduler_drain_waker>(self_addr);
+  late_.emplace(self_addr);
   if (needs_ordering(*config_))
-    router_ = std::make_shared<ordering_router>(self_addr);
+    order_.emplace(self_addr);
   // Instances are monitored, not linked: a link would carry a `kill` sent to
   // one instance up the tree. This scheduler ends its instances itself.
   set_down_handler([this](caf::down_msg& msg) { on_instance_down(msg); });
@@ -94,7 +94,12 @@ caf::behavior model_scheduler::make_behavior() {
       dispatch();
       maybe_finish_drain();
     },
-    [this](deliver_atom, held_response& h) { hold(std::move(h)); },
+    [this](deliver_atom, held_response& h) {
+      if (order_)
+        order_->arrive(std::move(h));
+      else
+        h.job->deliver(std::move(*h.response));
+    },
     [this](stop_atom) -> caf::result<status> { return begin_drain(); },
     // The server takes no more requests: a drain is coming.
     [this](quiesce_atom) {
@@ -126,13 +131,11 @@ void model_scheduler::on_exit() {
   retire_lane();
   // Answer what is still queued with the reason, directly: the ordering
   // router would send the answers to this actor, which takes no more mail.
-  router_.reset();
   fail_queued(runtime::unavailable("model '" + spec_.context.name + "' version "
                                    + std::to_string(spec_.context.version) + " is unavailable"),
               failure_kind::other, true);
-  for (auto& [seq, h] : held_)
-    h.job->deliver(std::move(*h.response));
-  held_.clear();
+  if (order_)
+    order_->release();
   if (load_rp_.pending())
     load_rp_.deliver(runtime::unavailable("model scheduler stopped while loading"));
   for (auto& rp : drain_rps_)
@@ -144,7 +147,6 @@ void model_scheduler::on_exit() {
       send_exit(slot.handle, caf::exit_reason::user_shutdown);
   slots_.clear();
   release_model();
-  router_.reset();
   listener_.reset();
 }
 
@@ -165,10 +167,8 @@ void model_scheduler::admit(runtime::job_ptr job) {
     return;
   }
   job->set_model_observer(spec_.stats);
-  if (router_) {
-    job->set_sequence(next_sequence_++);
-    job->set_router(router_);
-  }
+  if (order_)
+    order_->admit(*job);
   // Cancelled on its way here: it must not reach an instance that is idle
   // now, before the cancellation's own message does.
   if (job->is_cancelled()) {
@@ -312,17 +312,12 @@ void model_scheduler::on_done(size_t index, const caf::strong_actor_ptr& sender)
   // python model's that took its response sender) are waited for by a drain.
   for (auto& job : *slot.running)
     if ((decoupled_ || job->answered_later())
-        && std::find(queued_again.begin(), queued_again.end(), job.get())
-             == queued_again.end()
-        && job->set_completion_listener(drain_waker_))
-      outstanding_.push_back(job);
+        && std::find(queued_again.begin(), queued_again.end(), job.get()) == queued_again.end())
+      late_->expect(job);
   queue_->batch_done(index, now());
   // The batch handed on runs now.
   slot.running = std::exchange(slot.next, nullptr);
   slot.next_taken.reset();
-  // Completed jobs are pruned now and then, so the list stays short.
-  if (outstanding_.size() >= 64)
-    outstanding_left();
   if (!slot.running)
     idle_.push_back(index);
   dispatch();
@@ -354,22 +349,6 @@ void model_scheduler::arm_timer(uint64_t wake_at) {
   auto t = now();
   auto delay = std::chrono::nanoseconds{wake_at > t ? wake_at - t : 0};
   delayed_send(caf::actor_cast<caf::actor>(this), delay, timer_atom_v, ++timer_generation_);
-}
-
-void model_scheduler::hold(held_response h) {
-  auto sequence = h.job->sequence();
-  if (sequence == next_delivery_ && held_.empty()) {
-    ++next_delivery_;
-    h.job->deliver(std::move(*h.response));
-    return;
-  }
-  held_.emplace(sequence, std::move(h));
-  for (auto i = held_.find(next_delivery_); i != held_.end(); i = held_.find(next_delivery_)) {
-    auto entry = std::move(i->second);
-    held_.erase(i);
-    ++next_delivery_;
-    entry.job->deliver(std::move(*entry.response));
-  }
 }
 
 // -- stopping -------------------------------------------------------------------
@@ -415,10 +394,7 @@ void model_scheduler::abort_all() {
       for (auto& job : *slot.next)
         job->cancel();
   }
-  for (auto& weak : outstanding_)
-    if (auto job = weak.lock())
-      job->cancel();
-  outstanding_.clear();
+  late_->cancel_all();
   aborted_ = true;
   draining_ = true;
   recall();
@@ -431,12 +407,9 @@ void model_scheduler::maybe_finish_drain() {
   for (auto& slot : slots_)
     if (slot.running || (slot.handle && !slot.ready))
       return;
-  if (!aborted_) {
-    // Armed before the look: a job that completes after it wakes this actor.
-    drain_waker_->arm();
-    if (outstanding_left())
-      return;
-  }
+  // A job answered after its batch wakes this actor when it completes.
+  if (!aborted_ && late_->pending())
+    return;
   if (live_instances_ == 0) {
     if (finalizing_model())
       return;
@@ -452,16 +425,6 @@ void model_scheduler::maybe_finish_drain() {
       send_exit(slot.handle, caf::exit_reason::user_shutdown);
       slot.ready = false;
     }
-}
-
-bool model_scheduler::outstanding_left() {
-  auto finished = [](const std::weak_ptr<runtime::inference_job>& weak) {
-    auto job = weak.lock();
-    return !job || job->completed();
-  };
-  outstanding_.erase(std::remove_if(outstanding_.begin(), outstanding_.end(), finished),
-                     outstanding_.end());
-  return !outstanding_.empty();
 }
 
 void model_scheduler::on_instance_down(const caf::down_msg& msg) {

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,8 +13,10 @@
 #include "conch/actors/direct_lane.hpp"
 #include "conch/actors/scheduler_hooks.hpp"
 #include "conch/actors/guarded_actor.hpp"
+#include "conch/actors/late_answers.hpp"
 #include "conch/actors/messages.hpp"
 #include "conch/actors/model_readiness.hpp"
+#include "conch/actors/response_order.hpp"
 #include "conch/actors/worker_thread.hpp"
 #include "conch/runtime/backends/registry.hpp"
 #include "conch/runtime/batching/job_queue.hpp"
@@ -124,7 +127,6 @@ class model_scheduler : public guarded_actor {
   void on_done(size_t index, const caf::strong_actor_ptr& sender);
   void expire_and_cancel(uint64_t now);
   void arm_timer(uint64_t wake_at);
-  void hold(held_response h);
 
   // -- the direct lane ---------------------------------------------------------
   bool lending() const;
@@ -140,8 +142,6 @@ class model_scheduler : public guarded_actor {
   void maybe_finish_drain();
   void on_instance_down(const caf::down_msg& msg);
   void replace_instance(size_t index, const caf::error& reason);
-  /// Forgets the outstanding jobs that completed; true when some are left.
-  bool outstanding_left();
   void fail_queued(const runtime::status& st, runtime::failure_kind kind,
                    bool bypass_router = false);
 
@@ -162,18 +162,14 @@ class model_scheduler : public guarded_actor {
   std::unique_ptr<worker_thread> finalizer_;
   std::vector<instance_slot> slots_;
   std::vector<size_t> idle_;
-  std::shared_ptr<runtime::response_router> router_;
+  /// Puts responses in arrival order; none unless the model asks for it.
+  std::optional<response_order> order_;
   std::shared_ptr<runtime::cancel_listener> listener_;
-  std::shared_ptr<scheduler_drain_waker> drain_waker_;
-  std::map<uint64_t, held_response> held_;
-  /// Jobs of a decoupled model whose batch returned before their final
-  /// response: a drain waits for them (each tells drain_waker_ when it
-  /// completes), an abort cancels them.
-  std::vector<std::weak_ptr<runtime::inference_job>> outstanding_;
+  /// Jobs whose batch returned before their final response: a drain waits
+  /// for them, an abort cancels them.
+  std::optional<late_answers> late_;
   caf::response_promise load_rp_;
   std::vector<caf::response_promise> drain_rps_;
-  uint64_t next_sequence_ = 0;
-  uint64_t next_delivery_ = 0;
   uint64_t timer_at_ = 0;
   uint64_t timer_generation_ = 0;
   size_t pending_inits_ = 0;

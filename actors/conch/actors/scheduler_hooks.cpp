@@ -17,32 +17,6 @@ void scheduler_cancel_listener::on_cancel() noexcept {
     caf::anon_send(dest, cancel_atom_v);
 }
 
-void scheduler_drain_waker::arm() {
-  std::lock_guard<std::mutex> guard{mu_};
-  armed_ = true;
-}
-
-void scheduler_drain_waker::on_completed() noexcept {
-  {
-    std::lock_guard<std::mutex> guard{mu_};
-    if (!armed_)
-      return;
-    armed_ = false;
-  }
-  if (auto dest = caf::actor_cast<caf::actor>(scheduler_))
-    caf::anon_send(dest, drain_atom_v);
-}
-
-void ordering_router::route(runtime::job_ptr job, runtime::inference_response&& r) {
-  held_response h{job, std::make_shared<runtime::inference_response>(std::move(r))};
-  if (auto dest = caf::actor_cast<caf::actor>(scheduler_)) {
-    caf::anon_send(dest, deliver_atom_v, std::move(h));
-    return;
-  }
-  // The scheduler is gone: nothing is left to order against.
-  job->deliver(std::move(*h.response));
-}
-
 bool needs_ordering(const inference::ModelConfig& config) {
   // A sequence keeps its own order (one request of it runs at a time);
   // different sequences owe each other none.

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include <caf/actor_addr.hpp>
@@ -20,40 +19,6 @@ class scheduler_cancel_listener final : public runtime::cancel_listener {
  public:
   explicit scheduler_cancel_listener(caf::actor_addr scheduler) : scheduler_(std::move(scheduler)) {}
   void on_cancel() noexcept override;
-
- private:
-  caf::actor_addr scheduler_;
-};
-
-/// Wakes a draining scheduler when a job its drain waits for completes:
-/// nothing else tells it when a decoupled model (or a python model that
-/// kept its response sender) sends a final response after its execution
-/// returned. The scheduler arms it right before it looks at those jobs; the
-/// first completion after that sends it one drain_atom, so serving costs no
-/// message and a drain never polls. Holds only the scheduler's address.
-class scheduler_drain_waker final : public runtime::completion_listener {
- public:
-  explicit scheduler_drain_waker(caf::actor_addr scheduler) : scheduler_(std::move(scheduler)) {}
-
-  /// The scheduler is about to look at the jobs it waits for: the next job
-  /// that completes wakes it. One that completed before is seen by that
-  /// look, as it set its completed flag before it took this lock.
-  void arm();
-
-  void on_completed() noexcept override;
-
- private:
-  caf::actor_addr scheduler_;
-  std::mutex mu_;
-  bool armed_ = false;
-};
-
-/// Sends responses back to the scheduler, which delivers them in arrival
-/// order (preserve_ordering).
-class ordering_router final : public runtime::response_router {
- public:
-  explicit ordering_router(caf::actor_addr scheduler) : scheduler_(std::move(scheduler)) {}
-  void route(runtime::job_ptr job, runtime::inference_response&& r) override;
 
  private:
   caf::actor_addr scheduler_;
