@@ -1,5 +1,10 @@
 #include "conch/transports/grpc/request_parameters.hpp"
 
+#include <cstdint>
+#include <string_view>
+
+#include "conch/runtime/request_parameters.hpp"
+
 namespace conch::transports::grpc {
 
 namespace {
@@ -11,82 +16,64 @@ runtime::status type_error(const std::string& key, const char* expected) {
                                    + expected);
 }
 
-// int64_param >= 0 or uint64_param, as an unsigned value.
-bool unsigned_value(const param& p, uint64_t& out) {
-  if (p.parameter_choice_case() == param::kUint64Param) {
-    out = p.uint64_param();
-    return true;
-  }
-  if (p.parameter_choice_case() == param::kInt64Param && p.int64_param() >= 0) {
-    out = static_cast<uint64_t>(p.int64_param());
-    return true;
-  }
-  return false;
-}
-
-runtime::status apply_flag(const std::string& key, const param& p, uint32_t bit,
-                           runtime::inference_request& r) {
-  if (p.parameter_choice_case() != param::kBoolParam)
-    return type_error(key, "bool_param");
-  if (p.bool_param())
-    r.flags |= bit;
-  return runtime::status::ok();
-}
-
-runtime::status apply_sequence_id(const param& p, runtime::inference_request& r) {
-  uint64_t id = 0;
-  if (p.parameter_choice_case() == param::kStringParam)
-    r.correlation_id = p.string_param();
-  else if (unsigned_value(p, id))
-    r.correlation_id = id;
-  else
-    return type_error("sequence_id", "int64_param or string_param");
-  return runtime::status::ok();
-}
-
-runtime::status apply_custom(const std::string& key, const param& p,
-                             runtime::inference_request& r) {
+// An InferParameter's value as the runtime reads a request parameter; one
+// with no value set is unsupported. The string views `p`'s own bytes.
+runtime::request_parameter_value value_of(const param& p) {
   switch (p.parameter_choice_case()) {
     case param::kBoolParam:
-      r.parameters.push_back({key, p.bool_param()});
-      break;
+      return p.bool_param();
     case param::kInt64Param:
-      r.parameters.push_back({key, p.int64_param()});
-      break;
-    case param::kStringParam:
-      r.parameters.push_back({key, p.string_param()});
-      break;
+      return static_cast<int64_t>(p.int64_param());
+    case param::kUint64Param:
+      return static_cast<uint64_t>(p.uint64_param());
     case param::kDoubleParam:
-      r.parameters.push_back({key, p.double_param()});
-      break;
+      return p.double_param();
+    case param::kStringParam:
+      return std::string_view{p.string_param()};
     default:
-      return runtime::invalid_argument("parameter '" + key
-                                       + "' has invalid type. It should be either 'int', "
-                                         "'bool', 'string' or 'double'.");
+      return runtime::unsupported_parameter_value{};
   }
-  return runtime::status::ok();
+}
+
+// The gRPC wording of what a reserved parameter must be, per key rather
+// than per expected type: timeout's names only int64_param although a
+// uint64_param is taken too (priority's names both). Kept as it was.
+const char* expectation(runtime::reserved_request_parameter key) {
+  switch (key) {
+    case runtime::reserved_request_parameter::sequence_id:
+      return "int64_param or string_param";
+    case runtime::reserved_request_parameter::sequence_start:
+    case runtime::reserved_request_parameter::sequence_end:
+      return "bool_param";
+    case runtime::reserved_request_parameter::priority:
+      return "int64_param >= 0 or uint64_param";
+    case runtime::reserved_request_parameter::timeout:
+      return "int64_param >= 0";
+  }
+  return "int64_param >= 0";
 }
 
 runtime::status apply_one(const std::string& key, const param& p, runtime::inference_request& r) {
-  if (key == "sequence_id")
-    return apply_sequence_id(p, r);
-  if (key == "sequence_start")
-    return apply_flag(key, p, runtime::request_sequence_start, r);
-  if (key == "sequence_end")
-    return apply_flag(key, p, runtime::request_sequence_end, r);
-  if (key == "priority")
-    return unsigned_value(p, r.priority) ? runtime::status::ok()
-                                         : type_error(key, "int64_param >= 0 or uint64_param");
-  if (key == "timeout")
-    return unsigned_value(p, r.timeout_us) ? runtime::status::ok()
-                                           : type_error(key, "int64_param >= 0");
+  // gRPC's own key (stream_messages.cpp reads its value); every other is
+  // the runtime's to read.
   if (key == "triton_enable_empty_final_response")
     return p.parameter_choice_case() == param::kBoolParam ? runtime::status::ok()
                                                           : type_error(key, "bool_param");
-  if (key.rfind("triton_", 0) == 0)
-    return runtime::invalid_argument("parameter keys starting with 'triton_' are reserved for "
-                                     "Triton usage and should not be specified.");
-  return apply_custom(key, p, r);
+  auto applied = runtime::apply_request_parameter(key, value_of(p), r);
+  switch (applied.outcome) {
+    case runtime::request_parameter_outcome::applied:
+      return runtime::status::ok();
+    case runtime::request_parameter_outcome::wrong_type:
+      return type_error(key, expectation(applied.key));
+    case runtime::request_parameter_outcome::reserved_prefix:
+      return runtime::invalid_argument("parameter keys starting with 'triton_' are reserved for "
+                                       "Triton usage and should not be specified.");
+    case runtime::request_parameter_outcome::unsupported_type:
+      break;
+  }
+  return runtime::invalid_argument("parameter '" + key
+                                   + "' has invalid type. It should be either 'int', "
+                                     "'bool', 'string' or 'double'.");
 }
 
 } // namespace

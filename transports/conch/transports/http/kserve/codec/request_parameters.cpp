@@ -1,5 +1,10 @@
 #include "conch/transports/http/kserve/codec/request_parameters.hpp"
 
+#include <cstdint>
+#include <string>
+#include <variant>
+
+#include "conch/runtime/request_parameters.hpp"
 #include "conch/transports/http/kserve/codec/json_reader.hpp"
 #include "conch/transports/protocol/request_limits.hpp"
 
@@ -9,79 +14,84 @@ namespace {
 
 using runtime::status;
 
-status read_sequence_id(const rapidjson::Value& v, runtime::inference_request& r) {
-  if (v.IsUint64()) {
-    if (v.GetUint64() != 0)
-      r.correlation_id = v.GetUint64();
-    return status::ok();
-  }
-  if (v.IsString()) {
-    if (v.GetStringLength() != 0)
-      r.correlation_id = std::string{string_of(v)};
-    return status::ok();
-  }
-  return parse_error("sequence_id", "expected an unsigned integer or a string");
-}
-
-status read_flag(const rapidjson::Value& v, std::string_view key, uint32_t bit, uint32_t& flags) {
-  if (!v.IsBool())
-    return parse_error(key, "expected a boolean");
-  if (v.GetBool())
-    flags |= bit;
-  return status::ok();
-}
-
-status read_unsigned(const rapidjson::Value& v, std::string_view key, uint64_t& out) {
-  if (!v.IsUint64())
-    return parse_error(key, "expected an unsigned integer");
-  out = v.GetUint64();
-  return status::ok();
-}
-
-status read_custom(std::string_view key, const rapidjson::Value& v, runtime::parameter_list& out) {
-  runtime::parameter p;
-  p.name = std::string{key};
+// A JSON value as the runtime reads a request parameter: an integer is an
+// int64_t when it fits one and a uint64_t above that; any other number is a
+// double; arrays, objects and null are unsupported.
+runtime::request_parameter_value value_of(const rapidjson::Value& v) {
   if (v.IsString())
-    p.value = std::string{string_of(v)};
-  else if (v.IsBool())
-    p.value = v.GetBool();
-  else if (v.IsInt64())
-    p.value = v.GetInt64();
-  else if (v.IsNumber())
-    p.value = v.GetDouble();
-  else
-    return runtime::invalid_argument("parameter '" + p.name
-                                     + "' has invalid type. It should be either 'int', 'bool', "
-                                       "or 'string'.");
-  out.push_back(std::move(p));
-  return status::ok();
+    return string_of(v);
+  if (v.IsBool())
+    return v.GetBool();
+  if (v.IsInt64())
+    return static_cast<int64_t>(v.GetInt64());
+  if (v.IsUint64())
+    return static_cast<uint64_t>(v.GetUint64());
+  if (v.IsNumber())
+    return v.GetDouble();
+  return runtime::unsupported_parameter_value{};
+}
+
+// 0 or "": what HTTP reads as "no sequence" in sequence_id.
+bool no_sequence(const runtime::request_parameter_value& value) {
+  if (const auto* s = std::get_if<std::string_view>(&value))
+    return s->empty();
+  if (const auto* i = std::get_if<int64_t>(&value))
+    return *i == 0;
+  return false;
+}
+
+const char* expectation(runtime::expected_parameter_type expected) {
+  switch (expected) {
+    case runtime::expected_parameter_type::unsigned_or_string:
+      return "expected an unsigned integer or a string";
+    case runtime::expected_parameter_type::boolean:
+      return "expected a boolean";
+    case runtime::expected_parameter_type::unsigned_integer:
+      return "expected an unsigned integer";
+  }
+  return "expected an unsigned integer";
 }
 
 } // namespace
 
 status read_request_parameter(std::string_view key, const rapidjson::Value& v,
                               decoded_infer& out) {
-  auto& r = out.request;
-  if (key == "sequence_id")
-    return read_sequence_id(v, r);
-  if (key == "sequence_start")
-    return read_flag(v, key, runtime::request_sequence_start, r.flags);
-  if (key == "sequence_end")
-    return read_flag(v, key, runtime::request_sequence_end, r.flags);
-  if (key == "priority")
-    return read_unsigned(v, key, r.priority);
-  if (key == "timeout")
-    return read_unsigned(v, key, r.timeout_us);
+  // HTTP's own key; every other is the runtime's to read.
   if (key == "binary_data_output") {
     if (!v.IsBool())
       return parse_error(key, "expected a boolean");
     out.binary_data_output = v.GetBool();
     return status::ok();
   }
-  if (key.substr(0, 7) == "triton_")
-    return runtime::invalid_argument("parameter keys starting with 'triton_' are reserved for "
-                                     "Triton usage and should not be specified.");
-  return read_custom(key, v, r.parameters);
+  auto value = value_of(v);
+  // HTTP quirk, kept here: sequence_id 0 or "" means no sequence and leaves
+  // the correlation id as it was (the runtime, as gRPC, would set it).
+  if (no_sequence(value)
+      && runtime::find_reserved_request_parameter(key)
+           == runtime::reserved_request_parameter::sequence_id)
+    return status::ok();
+  auto applied = runtime::apply_request_parameter(key, value, out.request);
+  switch (applied.outcome) {
+    case runtime::request_parameter_outcome::applied:
+      return status::ok();
+    case runtime::request_parameter_outcome::wrong_type:
+      return parse_error(key, expectation(applied.expected));
+    case runtime::request_parameter_outcome::reserved_prefix:
+      return runtime::invalid_argument("parameter keys starting with 'triton_' are reserved for "
+                                       "Triton usage and should not be specified.");
+    case runtime::request_parameter_outcome::unsupported_type:
+      break;
+  }
+  // HTTP quirk, kept here: a custom integer beyond int64 is carried as a
+  // double (a runtime parameter has no unsigned type, and gRPC refuses
+  // uint64_param).
+  if (const auto* big = std::get_if<uint64_t>(&value)) {
+    out.request.parameters.push_back({std::string{key}, static_cast<double>(*big)});
+    return status::ok();
+  }
+  return runtime::invalid_argument("parameter '" + std::string{key}
+                                   + "' has invalid type. It should be either 'int', 'bool', "
+                                     "or 'string'.");
 }
 
 status read_request_parameters(const rapidjson::Value& params, decoded_infer& out) {

@@ -18,6 +18,9 @@ namespace conch::transports::http::kserve::codec {
 /// of the wrong type is "Unable to parse '<key>': ...". All errors are
 /// invalid_argument.
 /// More than max_request_parameters keys is invalid_argument too.
+/// binary_data_output is read here; the other reserved keys and the custom
+/// ones are applied by runtime::apply_request_parameter
+/// (conch/runtime/request_parameters.hpp), and this words its errors.
 runtime::status read_request_parameters(const rapidjson::Value& params, decoded_infer& out);
 
 /// Reads one entry `key`: `value` of a request's parameters into `out`, as
