@@ -16,6 +16,7 @@
 #include <caf/send.hpp>
 #include <gtest/gtest.h>
 
+#include "conch/actors/adapter_pool.hpp"
 #include "conch/runtime/backends/registry.hpp"
 #include "support/gate_backend.hpp"
 #include "support/metrics_text.hpp"
@@ -171,7 +172,9 @@ class fault_base : public server_fixture {
     caf::scoped_actor self{sys()};
     std::pair<caf::actor, caf::actor> out;
     self->request(srv.handle(), caf::infinite, caf::get_atom_v)
-      .receive([&](caf::actor& repository, caf::actor& pool) { out = {repository, pool}; },
+      .receive([&](caf::actor& repository, actors::adapter_pool_actor& pool) {
+                 out = {repository, caf::actor_cast<caf::actor>(pool)};
+               },
                [&](caf::error& err) { ADD_FAILURE() << to_string(err); });
     return out;
   }
@@ -179,16 +182,20 @@ class fault_base : public server_fixture {
   // The server's adapters, as the adapter pool reports them.
   std::vector<caf::actor> adapters(actors::server& srv) {
     caf::scoped_actor self{sys()};
-    caf::actor pool;
+    actors::adapter_pool_actor pool;
     self->request(srv.handle(), caf::infinite, caf::get_atom_v)
-      .receive([&](caf::actor&, caf::actor& p) { pool = p; },
+      .receive([&](caf::actor&, actors::adapter_pool_actor& p) { pool = p; },
                [&](caf::error& err) { ADD_FAILURE() << to_string(err); });
     std::vector<caf::actor> out;
     if (!pool)
       return out;
     self->request(pool, caf::infinite, caf::get_atom_v)
-      .receive([&](std::vector<caf::actor>& v) { out = std::move(v); },
-               [&](caf::error& err) { ADD_FAILURE() << to_string(err); });
+      .receive(
+        [&](std::vector<actors::adapter_actor>& v) {
+          for (auto& a : v)
+            out.push_back(caf::actor_cast<caf::actor>(a));
+        },
+        [&](caf::error& err) { ADD_FAILURE() << to_string(err); });
     return out;
   }
 

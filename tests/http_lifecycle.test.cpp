@@ -10,6 +10,7 @@
 #include <caf/send.hpp>
 #include <gtest/gtest.h>
 
+#include "conch/actors/adapter_pool.hpp"
 #include "support/gate_backend.hpp"
 #include "support/http_fixture.hpp"
 
@@ -122,7 +123,7 @@ TEST_F(http_lifecycle, a_dead_core_turns_both_health_endpoints_off) {
   {
     caf::scoped_actor self{sys()};
     self->request(srv_->handle(), caf::infinite, caf::get_atom_v)
-      .receive([&](caf::actor& r, caf::actor&) { repository = r; },
+      .receive([&](caf::actor& r, actors::adapter_pool_actor&) { repository = r; },
                [&](caf::error& err) { ADD_FAILURE() << to_string(err); });
   }
   ASSERT_TRUE(repository);

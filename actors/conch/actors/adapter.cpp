@@ -48,7 +48,7 @@ bool accept_for(const version_entry& version, runtime::job_ptr& job) {
   return true;
 }
 
-caf::behavior adapter(caf::event_based_actor* self, caf::actor pool) {
+adapter_actor::behavior_type adapter(adapter_actor::pointer self, caf::actor pool) {
   auto state = std::make_shared<adapter_state>();
   if (pool) {
     self->monitor(pool);

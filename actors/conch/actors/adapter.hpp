@@ -1,6 +1,8 @@
 #pragma once
 
-#include <caf/event_based_actor.hpp>
+#include <caf/actor.hpp>
+#include <caf/typed_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 
 #include "conch/actors/messages.hpp"
 #include "conch/actors/model_table.hpp"
@@ -14,7 +16,13 @@ namespace conch::actors {
 /// acknowledged, so a load returns only once every adapter sees the model.
 /// Ends when `pool` (its adapter pool) ends, however it ended: a pool that
 /// was killed or died leaves no adapter behind.
-caf::behavior adapter(caf::event_based_actor* self, caf::actor pool);
+using adapter_actor = caf::typed_actor<
+  // A new snapshot of the model table, acknowledged once it is in use.
+  caf::replies_to<table_atom, model_table_ptr>::with<caf::ok_atom>,
+  // A job to route (route()): answered here or sent to its scheduler.
+  caf::reacts_to<runtime::job_ptr>>;
+
+adapter_actor::behavior_type adapter(adapter_actor::pointer self, caf::actor pool);
 
 /// What an adapter does to a job once its version is resolved: validates the
 /// request against the version's configuration and marks the job as served

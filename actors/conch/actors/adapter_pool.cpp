@@ -8,7 +8,7 @@ namespace conch::actors {
 
 namespace {
 
-using pool_ptr = caf::stateful_actor<adapter_pool_state>*;
+using pool_ptr = adapter_pool_actor::stateful_pointer<adapter_pool_state>;
 
 // Adapters are monitored, not linked: a link would carry a `kill` sent to one
 // adapter up to the pool. The pool ends its adapters itself when it stops.
@@ -79,8 +79,9 @@ caf::result<caf::ok_atom> broadcast(pool_ptr self, model_table_ptr table) {
 
 } // namespace
 
-caf::behavior adapter_pool(pool_ptr self, std::shared_ptr<adapter_slots> slots,
-                           size_t restart_budget) {
+adapter_pool_actor::behavior_type adapter_pool(pool_ptr self,
+                                               std::shared_ptr<adapter_slots> slots,
+                                               size_t restart_budget) {
   self->state.slots = std::move(slots);
   self->state.restart_budget = restart_budget;
   self->state.adapters.resize(self->state.slots->size());

@@ -8,13 +8,13 @@ namespace conch::actors {
 adapter_slots::adapter_slots(size_t slots, size_t restart_budget)
   : slots_(slots == 0 ? 1 : slots),
     capacity_(slots_ + restart_budget),
-    store_(new caf::actor[capacity_]),
+    store_(new adapter_actor[capacity_]),
     current_(new std::atomic<size_t>[slots_]) {
   for (size_t i = 0; i < slots_; ++i)
     current_[i].store(unpublished, std::memory_order_relaxed);
 }
 
-bool adapter_slots::publish(size_t slot, caf::actor adapter) {
+bool adapter_slots::publish(size_t slot, adapter_actor adapter) {
   if (slot >= slots_ || used_ == capacity_)
     return false;
   store_[used_] = std::move(adapter);
@@ -23,7 +23,7 @@ bool adapter_slots::publish(size_t slot, caf::actor adapter) {
   return true;
 }
 
-const caf::actor* adapter_slots::pick() const noexcept {
+const adapter_actor* adapter_slots::pick() const noexcept {
   // A per-thread cursor spreads threads over the adapters without a shared
   // counter bouncing between cores.
   thread_local size_t cursor = std::hash<std::thread::id>{}(std::this_thread::get_id());
@@ -34,7 +34,7 @@ const caf::actor* adapter_slots::pick() const noexcept {
   return &store_[index];
 }
 
-const caf::actor* adapter_slots::pick_for(size_t key) const noexcept {
+const adapter_actor* adapter_slots::pick_for(size_t key) const noexcept {
   auto index = current_[key % slots_].load(std::memory_order_acquire);
   if (index == unpublished)
     return nullptr;

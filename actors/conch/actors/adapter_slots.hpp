@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <memory>
 
-#include <caf/actor.hpp>
+#include "conch/actors/adapter.hpp"
 
 namespace conch::actors {
 
@@ -18,16 +18,16 @@ class adapter_slots {
 
   /// Publishes `adapter` as the current one of `slot`. Only the adapter pool
   /// calls this. Returns false when the store is full (budget spent).
-  bool publish(size_t slot, caf::actor adapter);
+  bool publish(size_t slot, adapter_actor adapter);
 
   /// An adapter, round-robin per calling thread; null before the first
   /// publication. Thread-safe and lock-free.
-  const caf::actor* pick() const noexcept;
+  const adapter_actor* pick() const noexcept;
 
   /// The adapter of `key`: always the same one while the adapters stand, so
   /// requests with one key (a sequence's correlation id) reach their
   /// scheduler in the order they were submitted from one thread.
-  const caf::actor* pick_for(size_t key) const noexcept;
+  const adapter_actor* pick_for(size_t key) const noexcept;
 
   size_t size() const noexcept { return slots_; }
 
@@ -36,7 +36,7 @@ class adapter_slots {
   size_t slots_;
   size_t capacity_;
   size_t used_ = 0;
-  std::unique_ptr<caf::actor[]> store_;
+  std::unique_ptr<adapter_actor[]> store_;
   std::unique_ptr<std::atomic<size_t>[]> current_;
 };
 

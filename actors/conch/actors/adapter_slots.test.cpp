@@ -12,13 +12,21 @@ namespace {
 
 using slots_test = test::deterministic_fixture;
 
+// An adapter that takes whatever it is sent and does nothing with it.
+adapter_actor::behavior_type idle_adapter() {
+  return {
+    [](table_atom, model_table_ptr&) { return caf::ok_atom_v; },
+    [](runtime::job_ptr&) {},
+  };
+}
+
 TEST_F(slots_test, nothing_to_pick_before_publication) {
   adapter_slots slots{2, 1};
   EXPECT_EQ(slots.pick(), nullptr);
 }
 
 TEST_F(slots_test, picks_cover_every_slot_and_follow_republication) {
-  auto behavior = [](caf::event_based_actor*) -> caf::behavior { return {[](int) {}}; };
+  auto behavior = idle_adapter;
   adapter_slots slots{2, 1};
   auto a = sys.spawn(behavior);
   auto b = sys.spawn(behavior);
@@ -41,9 +49,9 @@ TEST_F(slots_test, picks_cover_every_slot_and_follow_republication) {
 }
 
 TEST_F(slots_test, a_key_always_picks_the_same_adapter) {
-  auto behavior = [](caf::event_based_actor*) -> caf::behavior { return {[](int) {}}; };
+  auto behavior = idle_adapter;
   adapter_slots slots{3, 0};
-  std::vector<caf::actor> adapters;
+  std::vector<adapter_actor> adapters;
   for (size_t i = 0; i < 3; ++i) {
     adapters.push_back(sys.spawn(behavior));
     ASSERT_TRUE(slots.publish(i, adapters.back()));

@@ -20,7 +20,7 @@ using runtime::status;
 
 repository_actor::repository_actor(caf::actor_config& cfg, server_options options,
                                    std::shared_ptr<runtime::statistics::metrics_registry> metrics,
-                                   std::shared_ptr<server_flags> flags, caf::actor adapter_pool,
+                                   std::shared_ptr<server_flags> flags, adapter_pool_actor adapter_pool,
                                    bool allow_detached)
   : guarded_actor(cfg, "the model repository"),
     options_(std::move(options)),

@@ -12,6 +12,7 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/response_promise.hpp>
 
+#include "conch/actors/adapter_pool.hpp"
 #include "conch/actors/guarded_actor.hpp"
 #include "conch/actors/messages.hpp"
 #include "conch/actors/repository_messages.hpp"
@@ -39,7 +40,7 @@ class repository_actor : public guarded_actor {
  public:
   repository_actor(caf::actor_config& cfg, server_options options,
                    std::shared_ptr<runtime::statistics::metrics_registry> metrics,
-                   std::shared_ptr<server_flags> flags, caf::actor adapter_pool,
+                   std::shared_ptr<server_flags> flags, adapter_pool_actor adapter_pool,
                    bool allow_detached);
 
   caf::behavior make_behavior() override;
@@ -160,7 +161,7 @@ class repository_actor : public guarded_actor {
   /// By ensemble being loaded: the models its steps run, from
   /// load_composing until its load answers.
   std::map<std::string, std::vector<std::string>> waiting_on_;
-  caf::actor pool_;
+  adapter_pool_actor pool_;
   bool allow_detached_;
   int gpu_count_ = 0;
   std::map<std::string, model_record> records_;

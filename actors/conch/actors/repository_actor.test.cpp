@@ -31,7 +31,7 @@ struct repository_actor_test : test::deterministic_fixture {
   fs::path base;
   fs::path startup;
   fs::path extra;
-  caf::actor pool;
+  adapter_pool_actor pool;
   caf::actor repository;
 
   repository_actor_test() {
@@ -43,15 +43,19 @@ struct repository_actor_test : test::deterministic_fixture {
     add_model(extra / "dir_b");
     add_model(extra / "c");
     // The adapter pool only has to acknowledge each published table.
-    pool = sys.spawn([]() -> caf::behavior {
-      return {[](table_atom, model_table_ptr&) { return caf::ok_atom_v; }};
+    pool = sys.spawn([]() -> adapter_pool_actor::behavior_type {
+      return {
+        [](table_atom, model_table_ptr&) { return caf::ok_atom_v; },
+        [](caf::get_atom) { return std::vector<adapter_actor>{}; },
+      };
     });
   }
 
   ~repository_actor_test() override {
-    for (auto* a : {&repository, &pool})
-      if (*a)
-        caf::anon_send_exit(*a, caf::exit_reason::kill);
+    if (repository)
+      caf::anon_send_exit(repository, caf::exit_reason::kill);
+    if (pool)
+      caf::anon_send_exit(pool, caf::exit_reason::kill);
     run();
     std::error_code ec;
     fs::remove_all(base, ec);

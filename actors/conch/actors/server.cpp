@@ -75,7 +75,7 @@ runtime::result<server> server::start(caf::actor_system& sys, server_options opt
     .receive([&](std::vector<std::string>& f) { failures = std::move(f); },
              [&](caf::error& err) { st = from_error(err); });
   self->request(c->supervisor, caf::infinite, caf::get_atom_v)
-    .receive([&](caf::actor& repository, caf::actor&) { c->repository = repository; },
+    .receive([&](caf::actor& repository, adapter_pool_actor&) { c->repository = repository; },
              [&](caf::error& err) { st = from_error(err); });
   self->request(c->supervisor, caf::infinite, frontend_atom_v,
                 frontend_transport_ptr{c->inprocess})

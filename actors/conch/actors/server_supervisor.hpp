@@ -6,6 +6,7 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/response_promise.hpp>
 
+#include "conch/actors/adapter_pool.hpp"
 #include "conch/actors/adapter_slots.hpp"
 #include "conch/actors/frontend_health.hpp"
 #include "conch/actors/frontend_transport.hpp"
@@ -66,7 +67,7 @@ class server_supervisor : public guarded_actor {
   void core_failed(const char* which, const caf::error& reason);
 
   supervisor_spec spec_;
-  caf::actor pool_;
+  adapter_pool_actor pool_;
   caf::actor repository_;
   std::vector<caf::actor> frontends_;
   /// Every caller of stop_atom, answered together.

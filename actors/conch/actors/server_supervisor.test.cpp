@@ -79,7 +79,7 @@ struct supervisor_test : test::deterministic_fixture {
     // Watch the adapter pool and the repository go down.
     watcher = sys.spawn([&](caf::event_based_actor* self) -> caf::behavior {
       self->request(supervisor, caf::infinite, caf::get_atom_v)
-        .then([=](caf::actor& repository, caf::actor& pool) {
+        .then([=](caf::actor& repository, adapter_pool_actor& pool) {
           self->monitor(repository);
           self->monitor(pool);
           auto repo_addr = repository.address();
@@ -185,9 +185,9 @@ TEST_F(supervisor_test, a_core_actor_that_ends_while_running_marks_the_server_un
     caf::actor repo, pool;
     sys.spawn([&](caf::event_based_actor* self) {
       self->request(supervisor, caf::infinite, caf::get_atom_v)
-        .then([&](caf::actor& r, caf::actor& p) {
+        .then([&](caf::actor& r, adapter_pool_actor& p) {
           repo = r;
-          pool = p;
+          pool = caf::actor_cast<caf::actor>(p);
         });
     });
     run();
