@@ -99,7 +99,7 @@ bool post_leased(const version_entry& version, size_t index,
                scheduler = caf::actor_cast<caf::actor_addr>(version.scheduler),
                job](bool healthy) {
     if (lane->release(index, !healthy))
-      if (auto owner = caf::actor_cast<caf::actor>(scheduler))
+      if (auto owner = caf::actor_cast<scheduler_actor>(scheduler))
         caf::anon_send(owner, credit_atom_v, index, !healthy);
     job->clear_router();
     thread_held_responses()->deliver_all();

@@ -14,7 +14,6 @@
 #include <caf/atom.hpp>
 #include <caf/type_id.hpp>
 
-#include "conch/actors/model_table.hpp"
 #include "conch/runtime/backends/backend.hpp"
 #include "conch/runtime/inference_job.hpp"
 #include "conch/runtime/status.hpp"
@@ -76,5 +75,4 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(conch::actors::handed_flag)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(conch::actors::backend_model_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(conch::actors::instance_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(conch::actors::held_response)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(conch::actors::model_table_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(conch::runtime::status)

@@ -47,7 +47,7 @@ std::string role_of(const scheduler_spec& spec) {
 } // namespace
 
 model_scheduler::model_scheduler(caf::actor_config& cfg, scheduler_spec spec)
-  : guarded_actor(cfg, role_of(spec)),
+  : guarded(cfg, role_of(spec)),
     spec_(std::move(spec)),
     config_(spec_.context.config),
     queue_(make_queue(spec_, queue_error_)) {
@@ -56,7 +56,7 @@ model_scheduler::model_scheduler(caf::actor_config& cfg, scheduler_spec spec)
 
 model_scheduler::~model_scheduler() = default;
 
-caf::behavior model_scheduler::make_behavior() {
+model_scheduler::behavior_type model_scheduler::make_behavior() {
   auto self_addr = address();
   listener_ = std::make_shared<scheduler_cancel_listener>(self_addr);
   late_.emplace(self_addr);
@@ -231,7 +231,7 @@ void model_scheduler::run_batch(size_t index, runtime::backends::batch jobs) {
   slot.running = std::make_shared<runtime::backends::batch>(std::move(jobs));
   // The instance answers with done_atom (its credit); if it dies instead, its
   // down message restarts it.
-  send(slot.handle, execute_atom_v, slot.running);
+  tell(slot.handle, execute_atom_v, slot.running);
 }
 
 void model_scheduler::prefetch() {
@@ -245,7 +245,7 @@ void model_scheduler::prefetch() {
       return;
     slot.next = std::make_shared<runtime::backends::batch>(std::move(jobs));
     slot.next_taken = std::make_shared<std::atomic<bool>>(false);
-    send(slot.handle, execute_atom_v, slot.next, slot.next_taken);
+    tell(slot.handle, execute_atom_v, slot.next, slot.next_taken);
   }
 }
 
@@ -348,7 +348,7 @@ void model_scheduler::arm_timer(uint64_t wake_at) {
   timer_at_ = wake_at;
   auto t = now();
   auto delay = std::chrono::nanoseconds{wake_at > t ? wake_at - t : 0};
-  delayed_send(caf::actor_cast<caf::actor>(this), delay, timer_atom_v, ++timer_generation_);
+  delayed_send(caf::actor_cast<scheduler_actor>(this), delay, timer_atom_v, ++timer_generation_);
 }
 
 // -- stopping -------------------------------------------------------------------
@@ -371,7 +371,7 @@ void model_scheduler::abort_all() {
   // An instance whose model code still runs gives up on it (blocking_instance).
   for (auto& slot : slots_)
     if (slot.handle)
-      send(slot.handle, abort_atom_v);
+      tell(slot.handle, abort_atom_v);
   if (loading_) {
     // Past the exit timeout while loading: the load is given up on.
     release_model();

@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include <caf/event_based_actor.hpp>
+#include <caf/send.hpp>
+#include <caf/typed_event_based_actor.hpp>
 #include <caf/response_promise.hpp>
 
 #include "conch/actors/direct_lane.hpp"
@@ -17,6 +18,7 @@
 #include "conch/actors/messages.hpp"
 #include "conch/actors/model_readiness.hpp"
 #include "conch/actors/response_order.hpp"
+#include "conch/actors/scheduler_interface.hpp"
 #include "conch/actors/worker_thread.hpp"
 #include "conch/runtime/backends/registry.hpp"
 #include "conch/runtime/batching/job_queue.hpp"
@@ -60,13 +62,13 @@ struct scheduler_spec {
 /// `credit_atom` when it was recalled or crashed.
 ///
 /// A handler that throws fails the request it handled, not the scheduler
-/// (guarded_actor).
-class model_scheduler : public guarded_actor {
+/// (guarded). Its interface is scheduler_actor.
+class model_scheduler : public guarded<scheduler_actor::base> {
  public:
   model_scheduler(caf::actor_config& cfg, scheduler_spec spec);
   ~model_scheduler() override;
 
-  caf::behavior make_behavior() override;
+  behavior_type make_behavior() override;
   void on_exit() override;
 
  private:
@@ -90,6 +92,14 @@ class model_scheduler : public guarded_actor {
     bool replace_on_return = false;
     caf::error down_reason;
   };
+
+  /// Sends an instance a message as this actor (its done_atom comes back
+  /// here): the instances are not typed yet, and a typed actor's send()
+  /// takes typed receivers only.
+  template <class... Ts>
+  void tell(const caf::actor& instance, Ts&&... xs) {
+    caf::unsafe_send_as(this, instance, std::forward<Ts>(xs)...);
+  }
 
   // -- loading ---------------------------------------------------------------
   caf::result<runtime::status> start_loading();

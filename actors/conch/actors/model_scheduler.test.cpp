@@ -82,7 +82,7 @@ struct scheduler_test : test::deterministic_fixture {
   std::shared_ptr<recording_log> log = std::make_shared<recording_log>();
   outcome out;
   inference::ModelConfig config;
-  caf::actor scheduler;
+  scheduler_actor scheduler;
   /// The direct lane the scheduler lends to; none unless a test sets one.
   std::shared_ptr<direct_lane> lane;
 

@@ -53,7 +53,7 @@ caf::result<status> model_scheduler::start_loading() {
     } catch (...) {
       st = runtime::internal_error("backend failed to load the model");
     }
-    if (auto self = caf::actor_cast<caf::actor>(me))
+    if (auto self = caf::actor_cast<scheduler_actor>(me))
       caf::anon_send(self, init_atom_v, std::move(model), std::move(st));
   };
   if (spec_.allow_detached) {
@@ -205,7 +205,7 @@ bool model_scheduler::finalizing_model() {
   finalizer_->post([model = std::move(model_)]() mutable { model.reset(); });
   caf::actor_addr me = address();
   finalizer_->close([me] {
-    if (auto self = caf::actor_cast<caf::actor>(me))
+    if (auto self = caf::actor_cast<scheduler_actor>(me))
       caf::anon_send(self, stopped_atom_v);
   });
   return true;

@@ -6,10 +6,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include <caf/actor.hpp>
+#include <caf/allowed_unsafe_message_type.hpp>
 
 #include "conch/actors/direct_lane.hpp"
 #include "conch/actors/model_readiness.hpp"
+#include "conch/actors/scheduler_interface.hpp"
 #include "conch/runtime/model_config/resolved_model.hpp"
 #include "conch/runtime/output_labels.hpp"
 #include "conch/runtime/repository/model_state.hpp"
@@ -35,7 +36,7 @@ struct version_entry : runtime::resolved_model {
   model_state state = model_state::unknown;
   std::string reason;
   /// The version's scheduler; valid while READY.
-  caf::actor scheduler;
+  scheduler_actor scheduler;
   std::shared_ptr<runtime::statistics::model_statistics> stats;
   /// The class labels of the model's outputs; null when it has none.
   std::shared_ptr<const runtime::output_labels> labels;
@@ -80,3 +81,5 @@ using model_table_ptr = std::shared_ptr<const model_table>;
 void mark_broken_ensembles(model_table& table);
 
 } // namespace conch::actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(conch::actors::model_table_ptr)

@@ -294,7 +294,7 @@ void repository_actor::mark_stuck(const caf::actor_addr& scheduler) {
 
 void repository_actor::on_scheduler_down(const caf::down_msg& msg) {
   schedulers_.erase(std::remove_if(schedulers_.begin(), schedulers_.end(),
-                                   [&](const caf::actor& s) { return s.address() == msg.source; }),
+                                   [&](const auto& s) { return s.address() == msg.source; }),
                     schedulers_.end());
   scheduler_configs_.erase(msg.source);
   for (auto& [name, record] : records_)

@@ -85,7 +85,7 @@ class repository_actor : public guarded_actor {
   /// Unloads every version of `name`; with `dependents`, then the models
   /// its ensemble steps ran that unload_dependents() lets go.
   void unload(const std::string& name, bool dependents, done_fn done);
-  void drain(std::vector<caf::actor> schedulers, std::function<void()> then);
+  void drain(std::vector<scheduler_actor> schedulers, std::function<void()> then);
   void maybe_stop();
   version_entry start_version(const std::string& name, int64_t version,
                               std::shared_ptr<const inference::ModelConfig> config,
@@ -107,8 +107,8 @@ class repository_actor : public guarded_actor {
   with_composing_policy(std::shared_ptr<const inference::ModelConfig> config) const;
   /// The schedulers in the order a stop drains them: ensembles before the
   /// models they call (outermost first), every other scheduler last.
-  std::vector<std::vector<caf::actor>> drain_stages() const;
-  void drain_in_stages(std::vector<std::vector<caf::actor>> stages, size_t next,
+  std::vector<std::vector<scheduler_actor>> drain_stages() const;
+  void drain_in_stages(std::vector<std::vector<scheduler_actor>> stages, size_t next,
                        std::function<void()> then);
   /// After an ensemble unloaded with unload_dependents: unloads those of
   /// `models` (its composing models) that were not loaded by name and that
@@ -171,7 +171,7 @@ class repository_actor : public guarded_actor {
   std::map<uint64_t, done_fn> pending_;
   uint64_t next_operation_ = 0;
   /// Every scheduler alive, loading and retiring ones included.
-  std::vector<caf::actor> schedulers_;
+  std::vector<scheduler_actor> schedulers_;
   /// The configuration each of them serves, until it is down.
   std::map<caf::actor_addr, std::shared_ptr<const inference::ModelConfig>> scheduler_configs_;
   /// Where off_thread work runs; null in deterministic tests.

@@ -108,7 +108,7 @@ std::shared_ptr<const inference::ModelConfig> repository_actor::with_composing_p
   return config;
 }
 
-std::vector<std::vector<caf::actor>> repository_actor::drain_stages() const {
+std::vector<std::vector<scheduler_actor>> repository_actor::drain_stages() const {
   // How deep each model nests ensembles: 0 for a model that is none, one
   // more than its deepest composing model for an ensemble.
   std::map<std::string, size_t> depth;
@@ -130,7 +130,7 @@ std::vector<std::vector<caf::actor>> repository_actor::drain_stages() const {
         d = std::max(d, 1 + depth_of(m, guard));
     return d;
   };
-  std::vector<std::vector<caf::actor>> stages(1);
+  std::vector<std::vector<scheduler_actor>> stages(1);
   for (const auto& s : schedulers_) {
     // Retiring versions too: the configuration each scheduler serves.
     auto c = scheduler_configs_.find(s.address());
@@ -143,7 +143,7 @@ std::vector<std::vector<caf::actor>> repository_actor::drain_stages() const {
   return stages;
 }
 
-void repository_actor::drain_in_stages(std::vector<std::vector<caf::actor>> stages, size_t next,
+void repository_actor::drain_in_stages(std::vector<std::vector<scheduler_actor>> stages, size_t next,
                                        std::function<void()> then) {
   if (next >= stages.size())
     return then();

@@ -279,7 +279,7 @@ void repository_actor::finish_load(const std::string& name,
   auto& old = record.versions;
   bool any_new = failures.size() < loaded.size();
   record.last_error.clear();
-  std::vector<caf::actor> retired;
+  std::vector<scheduler_actor> retired;
   std::vector<std::shared_ptr<runtime::statistics::model_statistics>> failed_stats;
   auto seconds = static_cast<double>(runtime::now_ns() - started) / 1e9;
   std::string reasons;

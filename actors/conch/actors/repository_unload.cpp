@@ -16,7 +16,7 @@ void repository_actor::unload(const std::string& name, bool dependents, done_fn 
   if (stopping_)
     return done(runtime::unavailable("server is stopping"));
   auto& record = records_[name];
-  std::vector<caf::actor> schedulers;
+  std::vector<scheduler_actor> schedulers;
   // The models the unloading versions' ensemble steps run, for dependents.
   std::vector<std::string> composing;
   for (auto& [v, entry] : record.versions)
@@ -75,7 +75,7 @@ void repository_actor::unload(const std::string& name, bool dependents, done_fn 
   });
 }
 
-void repository_actor::drain(std::vector<caf::actor> schedulers, std::function<void()> then) {
+void repository_actor::drain(std::vector<scheduler_actor> schedulers, std::function<void()> then) {
   if (schedulers.empty()) {
     then();
     return;
