@@ -47,32 +47,13 @@ status create(backend_model_ptr& model, instance_ptr& instance,
   }
 }
 
-// A batch handed on while another ran waited here rather than in the
-// scheduler's queue, where a cancelled request is answered at once: the ones
-// cancelled meanwhile are answered now (unless the scheduler did), and the
-// rest run. The scheduler still
-// reads the batch it handed on, so the rest is a copy.
-bool execute_uncancelled(const instance_runner& runner, const runtime::backends::batch& jobs) {
-  runtime::backends::batch live;
-  live.reserve(jobs.size());
-  for (const auto& job : jobs) {
-    if (job->completed())
-      continue; // answered by the scheduler meanwhile
-    if (job->is_cancelled())
-      job->fail(runtime::cancelled("request cancelled"), runtime::failure_kind::cancelled);
-    else
-      live.push_back(job);
-  }
-  return live.empty() || execute_batch(runner, live);
-}
-
 } // namespace
 
 blocking_instance::blocking_instance(caf::actor_config& cfg, backend_model_ptr model,
                                      runtime::backends::instance_context context,
                                      std::shared_ptr<runtime::statistics::model_statistics> stats,
                                      bool decoupled, int32_t max_batch_size)
-  : caf::event_based_actor(cfg),
+  : blocking_instance_actor::base(cfg),
     box_(std::make_shared<backend_box>(backend_box{std::move(model), nullptr, false})),
     context_(std::move(context)),
     stats_(std::move(stats)),
@@ -80,7 +61,7 @@ blocking_instance::blocking_instance(caf::actor_config& cfg, backend_model_ptr m
     decoupled_(decoupled),
     max_batch_size_(max_batch_size) {}
 
-caf::behavior blocking_instance::make_behavior() {
+blocking_instance::behavior_type blocking_instance::make_behavior() {
   set_exit_handler([this](caf::exit_msg& msg) { on_exit_message(std::move(msg.reason)); });
   return {
     [this](init_atom) { return init(); },
@@ -94,11 +75,11 @@ caf::behavior blocking_instance::make_behavior() {
         finalize();
     },
     [this](execute_atom, batch_ptr& jobs) {
-      scheduler_ = caf::actor_cast<caf::actor>(current_sender());
+      scheduler_ = caf::actor_cast<scheduler_actor>(current_sender());
       execute(std::move(jobs), nullptr);
     },
     [this](execute_atom, batch_ptr& jobs, handed_flag& taken) {
-      scheduler_ = caf::actor_cast<caf::actor>(current_sender());
+      scheduler_ = caf::actor_cast<scheduler_actor>(current_sender());
       execute(std::move(jobs), std::move(taken));
     },
     [this](done_atom, bool healthy) { on_executed(healthy); },
@@ -146,7 +127,7 @@ caf::result<status, instance_ptr> blocking_instance::init() {
   caf::actor_addr me = address();
   worker_->post([me, box = box_, context = context_] {
     auto st = create(box->model, box->instance, context);
-    if (auto self = caf::actor_cast<caf::actor>(me))
+    if (auto self = caf::actor_cast<blocking_instance_actor>(me))
       caf::anon_send(self, init_atom_v, std::move(st));
   });
   return init_rp_;
@@ -183,7 +164,7 @@ void blocking_instance::execute(batch_ptr jobs, handed_flag taken) {
     if (!healthy)
       box->broken = true;
     jobs.reset();
-    if (auto self = caf::actor_cast<caf::actor>(me))
+    if (auto self = caf::actor_cast<blocking_instance_actor>(me))
       caf::anon_send(self, done_atom_v, healthy);
   });
 }
@@ -227,7 +208,7 @@ void blocking_instance::finalize() {
   worker_->post([box = std::move(box_)]() mutable { box.reset(); });
   caf::actor_addr me = address();
   worker_->close([me] {
-    if (auto self = caf::actor_cast<caf::actor>(me))
+    if (auto self = caf::actor_cast<blocking_instance_actor>(me))
       caf::anon_send(self, stopped_atom_v);
   });
 }

@@ -4,10 +4,12 @@
 #include <deque>
 #include <memory>
 
-#include <caf/event_based_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 #include <caf/response_promise.hpp>
 
+#include "conch/actors/instance_interface.hpp"
 #include "conch/actors/messages.hpp"
+#include "conch/actors/scheduler_interface.hpp"
 #include "conch/actors/worker_instance.hpp"
 #include "conch/actors/worker_thread.hpp"
 #include "conch/runtime/statistics/model_statistics.hpp"
@@ -33,14 +35,21 @@ namespace conch::actors {
 /// returned. `abort_atom` (the exit timeout passed) gives up on a batch that
 /// still runs: its requests are answered UNAVAILABLE and the worker is
 /// abandoned, so nothing waits for model code that never returns.
-class blocking_instance : public caf::event_based_actor {
+/// What it takes: a model instance's interface, and what its worker tells
+/// it (the instance was created, a batch returned, the backend was
+/// finalized).
+using blocking_instance_actor = model_instance_actor::extend<
+  caf::reacts_to<init_atom, runtime::status>, caf::reacts_to<done_atom, bool>,
+  caf::reacts_to<stopped_atom>>;
+
+class blocking_instance : public blocking_instance_actor::base {
  public:
   blocking_instance(caf::actor_config& cfg, backend_model_ptr model,
                     runtime::backends::instance_context context,
                     std::shared_ptr<runtime::statistics::model_statistics> stats, bool decoupled,
                     int32_t max_batch_size);
 
-  caf::behavior make_behavior() override;
+  behavior_type make_behavior() override;
   void on_exit() override;
 
  private:
@@ -64,7 +73,7 @@ class blocking_instance : public caf::event_based_actor {
   /// The instance as lent to the direct lane, once created.
   std::shared_ptr<worker_instance> lent_;
   caf::response_promise init_rp_;
-  caf::actor scheduler_;
+  scheduler_actor scheduler_;
   /// A batch handed to the worker and not returned yet. One handed on while
   /// another ran counts as queued until the worker takes it up, or until it
   /// is given up on, whichever comes first (`taken`).

@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "conch/actors/instance_execution.hpp"
+#include "conch/actors/scheduler_interface.hpp"
 
 namespace conch::actors {
 
@@ -10,34 +11,47 @@ instance_actor::instance_actor(caf::actor_config& cfg, backend_model_ptr model,
                                runtime::backends::instance_context context,
                                std::shared_ptr<runtime::statistics::model_statistics> stats,
                                bool decoupled, int32_t max_batch_size)
-  : caf::event_based_actor(cfg),
+  : model_instance_actor::base(cfg),
     model_(std::move(model)),
     context_(std::move(context)),
     stats_(std::move(stats)),
     decoupled_(decoupled),
     max_batch_size_(max_batch_size) {}
 
-caf::behavior instance_actor::make_behavior() {
+instance_actor::behavior_type instance_actor::make_behavior() {
   return {
     [this](init_atom) -> caf::result<runtime::status, instance_ptr> {
       auto st = init();
       instance_ptr lendable = st ? instance_ : nullptr;
       return {std::move(st), std::move(lendable)};
     },
-    [this](execute_atom, batch_ptr& jobs) {
-      auto scheduler = caf::actor_cast<caf::actor>(current_sender());
-      crashed_ = !execute_batch({*instance_, context_, *stats_, decoupled_, max_batch_size_}, *jobs);
-      jobs.reset();
-      if (crashed_) {
-        quit(caf::sec::runtime_error);
-        return;
-      }
-      // One credit back: the scheduler may hand this instance its next batch.
-      send(scheduler, done_atom_v, context_.index);
+    [this](execute_atom, batch_ptr& jobs) { execute(jobs, false); },
+    // Its scheduler hands batches on only to a blocking_instance; taken up
+    // here as the worker of one takes it up, and credited back either way.
+    [this](execute_atom, batch_ptr& jobs, handed_flag& taken) {
+      if (taken->exchange(true))
+        jobs.reset(); // given up on before it came up
+      else
+        stats_->on_dequeue(jobs->size());
+      execute(jobs, true);
     },
     // Past the exit timeout: nothing runs here between messages.
     [](abort_atom) {},
   };
+}
+
+void instance_actor::execute(batch_ptr& jobs, bool handed_on) {
+  auto scheduler = caf::actor_cast<scheduler_actor>(current_sender());
+  instance_runner runner{*instance_, context_, *stats_, decoupled_, max_batch_size_};
+  if (jobs)
+    crashed_ = handed_on ? !execute_uncancelled(runner, *jobs) : !execute_batch(runner, *jobs);
+  jobs.reset();
+  if (crashed_) {
+    quit(caf::sec::runtime_error);
+    return;
+  }
+  // One credit back: the scheduler may hand this instance its next batch.
+  send(scheduler, done_atom_v, context_.index);
 }
 
 void instance_actor::on_exit() {

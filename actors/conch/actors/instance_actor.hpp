@@ -2,8 +2,9 @@
 
 #include <memory>
 
-#include <caf/event_based_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 
+#include "conch/actors/instance_interface.hpp"
 #include "conch/actors/messages.hpp"
 #include "conch/runtime/statistics/model_statistics.hpp"
 
@@ -16,18 +17,20 @@ namespace conch::actors {
 /// Spawned detached when the backend may block, so a slow model never holds a
 /// scheduler thread. A backend that throws fails its batch and then ends the
 /// actor with an error, so the scheduler can restart a fresh instance.
-class instance_actor : public caf::event_based_actor {
+class instance_actor : public model_instance_actor::base {
  public:
   instance_actor(caf::actor_config& cfg, backend_model_ptr model,
                  runtime::backends::instance_context context,
                  std::shared_ptr<runtime::statistics::model_statistics> stats, bool decoupled,
                  int32_t max_batch_size);
 
-  caf::behavior make_behavior() override;
+  behavior_type make_behavior() override;
   void on_exit() override;
 
  private:
   runtime::status init();
+  /// Runs `jobs` (none: a batch given up on) and credits the scheduler.
+  void execute(batch_ptr& jobs, bool handed_on);
 
   backend_model_ptr model_;
   runtime::backends::instance_context context_;

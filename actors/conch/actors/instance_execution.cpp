@@ -64,4 +64,18 @@ bool execute_batch(const instance_runner& runner, runtime::backends::batch& jobs
   return healthy;
 }
 
+bool execute_uncancelled(const instance_runner& runner, const runtime::backends::batch& jobs) {
+  runtime::backends::batch live;
+  live.reserve(jobs.size());
+  for (const auto& job : jobs) {
+    if (job->completed())
+      continue; // answered by the scheduler meanwhile
+    if (job->is_cancelled())
+      job->fail(runtime::cancelled("request cancelled"), runtime::failure_kind::cancelled);
+    else
+      live.push_back(job);
+  }
+  return live.empty() || execute_batch(runner, live);
+}
+
 } // namespace conch::actors

@@ -22,4 +22,11 @@ struct instance_runner {
 /// Returns false when the backend threw: the instance must be replaced.
 bool execute_batch(const instance_runner& runner, runtime::backends::batch& jobs);
 
+/// Runs a batch that was handed on while another ran: it waited on its
+/// instance rather than in the scheduler's queue, where a cancelled request
+/// is answered at once, so the ones cancelled meanwhile are answered now
+/// (unless the scheduler did) and the rest run (execute_batch). The
+/// scheduler still reads the batch it handed on, so the rest is a copy.
+bool execute_uncancelled(const instance_runner& runner, const runtime::backends::batch& jobs);
+
 } // namespace conch::actors

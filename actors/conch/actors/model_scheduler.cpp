@@ -231,7 +231,7 @@ void model_scheduler::run_batch(size_t index, runtime::backends::batch jobs) {
   slot.running = std::make_shared<runtime::backends::batch>(std::move(jobs));
   // The instance answers with done_atom (its credit); if it dies instead, its
   // down message restarts it.
-  tell(slot.handle, execute_atom_v, slot.running);
+  send(slot.handle, execute_atom_v, slot.running);
 }
 
 void model_scheduler::prefetch() {
@@ -245,7 +245,7 @@ void model_scheduler::prefetch() {
       return;
     slot.next = std::make_shared<runtime::backends::batch>(std::move(jobs));
     slot.next_taken = std::make_shared<std::atomic<bool>>(false);
-    tell(slot.handle, execute_atom_v, slot.next, slot.next_taken);
+    send(slot.handle, execute_atom_v, slot.next, slot.next_taken);
   }
 }
 
@@ -371,7 +371,7 @@ void model_scheduler::abort_all() {
   // An instance whose model code still runs gives up on it (blocking_instance).
   for (auto& slot : slots_)
     if (slot.handle)
-      tell(slot.handle, abort_atom_v);
+      send(slot.handle, abort_atom_v);
   if (loading_) {
     // Past the exit timeout while loading: the load is given up on.
     release_model();

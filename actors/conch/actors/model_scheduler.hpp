@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include <caf/send.hpp>
 #include <caf/typed_event_based_actor.hpp>
 #include <caf/response_promise.hpp>
 
 #include "conch/actors/direct_lane.hpp"
 #include "conch/actors/scheduler_hooks.hpp"
 #include "conch/actors/guarded_actor.hpp"
+#include "conch/actors/instance_interface.hpp"
 #include "conch/actors/late_answers.hpp"
 #include "conch/actors/messages.hpp"
 #include "conch/actors/model_readiness.hpp"
@@ -73,7 +73,7 @@ class model_scheduler : public guarded<scheduler_actor::base> {
 
  private:
   struct instance_slot {
-    caf::actor handle;
+    model_instance_actor handle;
     runtime::backends::instance_context context;
     batch_ptr running;
     /// The batch handed on while `running` runs (prefetch), or null, and who
@@ -93,19 +93,11 @@ class model_scheduler : public guarded<scheduler_actor::base> {
     caf::error down_reason;
   };
 
-  /// Sends an instance a message as this actor (its done_atom comes back
-  /// here): the instances are not typed yet, and a typed actor's send()
-  /// takes typed receivers only.
-  template <class... Ts>
-  void tell(const caf::actor& instance, Ts&&... xs) {
-    caf::unsafe_send_as(this, instance, std::forward<Ts>(xs)...);
-  }
-
   // -- loading ---------------------------------------------------------------
   caf::result<runtime::status> start_loading();
   void on_model_loaded(backend_model_ptr model, runtime::status st);
   void spawn_instance(size_t index);
-  void on_instance_init(size_t index, caf::actor handle, runtime::status st,
+  void on_instance_init(size_t index, model_instance_actor handle, runtime::status st,
                         instance_ptr instance);
   void fail_loading(runtime::status st);
   void release_model();

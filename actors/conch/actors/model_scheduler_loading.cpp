@@ -120,7 +120,7 @@ void model_scheduler::spawn_instance(size_t index) {
       });
 }
 
-void model_scheduler::on_instance_init(size_t index, caf::actor handle, status st,
+void model_scheduler::on_instance_init(size_t index, model_instance_actor handle, status st,
                                        instance_ptr instance) {
   --pending_inits_;
   auto& slot = slots_[index];
