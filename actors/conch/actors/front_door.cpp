@@ -57,8 +57,9 @@ void front_door::enter(const runtime::job_ptr& job, const runtime::submit_policy
   // publishes it before it hands the adapters theirs).
   model_table_ptr table;  // keeps `version` alive
   const version_entry* version = nullptr;
-  if (policy.model) {
-    // Only the server makes a resolved_model: the entry of its table.
+  if (policy.model && !direct) {
+    // Only the server makes a resolved_model: the entry of its table. (A
+    // model's own job always resolves here, from the newest snapshot.)
     version = &static_cast<const version_entry&>(*policy.model);
   } else if (lane || direct) {
     table = flags.table();

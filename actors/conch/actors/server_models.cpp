@@ -155,6 +155,11 @@ request_handle server::submit(runtime::inference_request request,
   if (!request.trace && runtime::tracing_active())
     open_trace(request, policy.trace);
   auto job = std::make_shared<runtime::inference_job>(std::move(request), std::move(on_response));
+  // A network frontend stamps its sending on the trace the final response
+  // brings; an in-process caller may keep its responses, and with them the
+  // trace, long after the request ended.
+  if (job->request().trace && policy.trace.by != runtime::arrival::inprocess)
+    job->hand_trace_back();
   const auto& c = *core_;
   front_door{*c.flags, c.slots.get(), c.inprocess.get(), c.options.direct_lane}.enter(job, policy);
   return request_handle{std::move(job)};

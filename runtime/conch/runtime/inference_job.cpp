@@ -158,7 +158,8 @@ void inference_job::deliver_locked(inference_response&& r) {
     model_->on_complete(*this, outcome, now);
   if (final && request_.trace) {
     request_.trace->record_job(request_, times_, version_, r, now);
-    r.trace = request_.trace;
+    if (hand_trace_back_)
+      r.trace = request_.trace;
   }
   if (callback_) {
     // The callback is the client's code: whatever it throws stays with it.

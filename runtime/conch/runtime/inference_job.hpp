@@ -179,6 +179,11 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
 
   // -- completion ------------------------------------------------------------
 
+  /// The final response carries the request's trace (inference_response::
+  /// trace), for a network frontend that stamps its sending on it. Off for
+  /// everyone else, who may keep a response long after the request ended.
+  void hand_trace_back() noexcept { hand_trace_back_ = true; }
+
   /// Names who to tell when the job completes (a scheduler whose drain
   /// waits for a job answered after its execution returned). Returns false,
   /// keeping nothing, when the job has completed already, so a caller that
@@ -275,6 +280,7 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
   std::atomic<bool> answer_later_{false};
   std::atomic<bool> completed_{false};
   bool routed_final_ = false;
+  bool hand_trace_back_ = false;
   failure_kind failure_ = failure_kind::backend;
   // Held while a response is stamped and delivered. Uncontended but for
   // abandon(), which answers a job whose backend thread may still be

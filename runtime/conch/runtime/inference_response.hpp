@@ -32,8 +32,9 @@ struct inference_response {
   /// The class labels of the model's outputs (label_filename), for the
   /// classification extension; null when the model has none.
   std::shared_ptr<const output_labels> labels;
-  /// The request's trace, on its final response when the server sampled
-  /// one: the frontend stamps its send on it and lets it go once sent.
+  /// The request's trace, on the final response of a network frontend's
+  /// request that the server sampled (inference_job::hand_trace_back): the
+  /// frontend stamps its send on it and lets it go once sent.
   std::shared_ptr<request_trace> trace;
 };
 

@@ -85,5 +85,29 @@ TEST(request_trace, a_job_records_the_cores_timestamps_at_its_end) {
                                              "COMPUTE_END", "REQUEST_END"}));
 }
 
+TEST(request_trace, only_a_job_that_hands_it_back_puts_the_trace_on_its_final_response) {
+  auto sink = std::make_shared<keeping_sink>();
+  for (bool hand_back : {false, true}) {
+    auto before = sink->records.size();
+    inference_request req;
+    req.model_name = "m";
+    req.trace = std::make_shared<request_trace>(sink, trace_timestamps, "m");
+    request_trace_ptr seen;
+    auto job = std::make_shared<inference_job>(
+      std::move(req), [&](inference_response&& r) { seen = std::move(r.trace); });
+    if (hand_back)
+      job->hand_trace_back();
+    inference_response r;
+    r.final = true;
+    job->respond(std::move(r));
+    job.reset();
+    EXPECT_EQ(seen != nullptr, hand_back);
+    // Written once the job and whoever took the trace let it go.
+    EXPECT_EQ(sink->records.size(), before + (hand_back ? 0 : 1));
+    seen.reset();
+    EXPECT_EQ(sink->records.size(), before + 1);
+  }
+}
+
 } // namespace
 } // namespace conch::runtime
