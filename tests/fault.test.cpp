@@ -172,8 +172,8 @@ class fault_base : public server_fixture {
     caf::scoped_actor self{sys()};
     std::pair<caf::actor, caf::actor> out;
     self->request(srv.handle(), caf::infinite, caf::get_atom_v)
-      .receive([&](caf::actor& repository, actors::adapter_pool_actor& pool) {
-                 out = {repository, caf::actor_cast<caf::actor>(pool)};
+      .receive([&](actors::repository_actor& repository, actors::adapter_pool_actor& pool) {
+                 out = {caf::actor_cast<caf::actor>(repository), caf::actor_cast<caf::actor>(pool)};
                },
                [&](caf::error& err) { ADD_FAILURE() << to_string(err); });
     return out;
@@ -184,7 +184,7 @@ class fault_base : public server_fixture {
     caf::scoped_actor self{sys()};
     actors::adapter_pool_actor pool;
     self->request(srv.handle(), caf::infinite, caf::get_atom_v)
-      .receive([&](caf::actor&, actors::adapter_pool_actor& p) { pool = p; },
+      .receive([&](actors::repository_actor&, actors::adapter_pool_actor& p) { pool = p; },
                [&](caf::error& err) { ADD_FAILURE() << to_string(err); });
     std::vector<caf::actor> out;
     if (!pool)

@@ -119,11 +119,11 @@ TEST_F(http_lifecycle, readiness_counts_only_models_that_exist_and_survives_bad_
 
 TEST_F(http_lifecycle, a_dead_core_turns_both_health_endpoints_off) {
   start_all();
-  caf::actor repository;
+  actors::repository_actor repository;
   {
     caf::scoped_actor self{sys()};
     self->request(srv_->handle(), caf::infinite, caf::get_atom_v)
-      .receive([&](caf::actor& r, actors::adapter_pool_actor&) { repository = r; },
+      .receive([&](actors::repository_actor& r, actors::adapter_pool_actor&) { repository = r; },
                [&](caf::error& err) { ADD_FAILURE() << to_string(err); });
   }
   ASSERT_TRUE(repository);

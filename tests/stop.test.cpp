@@ -351,7 +351,7 @@ TEST_F(stop_protocol, a_new_server_starts_over_the_same_repository_after_stop) {
 
 TEST_F(stop_protocol, dropping_the_last_handle_stops_the_server) {
   repo_.add_model("m", identity_config("m", 8));
-  caf::actor root;
+  actors::supervisor_actor root;
   {
     auto s = actors::server::start(sys(), options_for(repo_.str()));
     ASSERT_TRUE(s) << s.error().to_string();

@@ -41,7 +41,8 @@ constexpr size_t elements = 16;
 
 // Watches the server from the application's supervision tree: it monitors the
 // server's root supervisor and reports, through `ended`, why it went away.
-caf::behavior server_watcher(caf::event_based_actor* self, caf::actor server_root,
+caf::behavior server_watcher(caf::event_based_actor* self,
+                             conch::actors::supervisor_actor server_root,
                              std::shared_ptr<std::promise<std::string>> ended) {
   self->monitor(server_root);
   self->set_down_handler([self, ended](caf::down_msg& msg) {

@@ -5,14 +5,6 @@
 
 namespace conch::actors {
 
-namespace {
-
-struct adapter_state {
-  model_table_ptr table = std::make_shared<model_table>();
-};
-
-} // namespace
-
 void route(const model_table& table, runtime::job_ptr& job) {
   auto& request = job->request();
   auto entry = table.resolve(request.model_name, request.model_version);
@@ -48,19 +40,22 @@ bool accept_for(const version_entry& version, runtime::job_ptr& job) {
   return true;
 }
 
-adapter_actor::behavior_type adapter(adapter_actor::pointer self, caf::actor pool) {
-  auto state = std::make_shared<adapter_state>();
-  if (pool) {
-    self->monitor(pool);
-    self->set_down_handler([self](caf::down_msg&) { self->quit(caf::exit_reason::user_shutdown); });
+adapter::adapter(caf::actor_config& cfg, caf::actor pool)
+  : adapter_actor::base(cfg), pool_(std::move(pool)) {}
+
+adapter_actor::behavior_type adapter::make_behavior() {
+  if (pool_) {
+    monitor(pool_);
+    pool_ = nullptr;
+    set_down_handler([this](caf::down_msg&) { quit(caf::exit_reason::user_shutdown); });
   }
   return {
-    [state](table_atom, model_table_ptr& table) -> caf::result<caf::ok_atom> {
-      state->table = std::move(table);
+    [this](table_atom, model_table_ptr& table) -> caf::result<caf::ok_atom> {
+      table_ = std::move(table);
       return caf::ok_atom_v;
     },
-    [state](runtime::job_ptr& job) {
-      run_guarded(job, "the adapter", [&] { route(*state->table, job); });
+    [this](runtime::job_ptr& job) {
+      run_guarded(job, "the adapter", [&] { route(*table_, job); });
     },
   };
 }

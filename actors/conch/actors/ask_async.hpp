@@ -1,7 +1,9 @@
 #pragma once
 
-// Asking an actor from outside the actor system without waiting: a short-lived
-// actor sends one request and hands the answer to a callback.
+// Asking an actor of the tree from outside the actor system: without waiting
+// (a short-lived actor sends one request and hands the answer to a callback),
+// or waiting for a status. The destination may be typed; a typed one checks
+// the request against its interface at compile time.
 
 #include <memory>
 #include <utility>
@@ -10,6 +12,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
 #include <caf/logger.hpp>
+#include <caf/scoped_actor.hpp>
 
 #include "conch/runtime/status.hpp"
 
@@ -30,8 +33,8 @@ struct caller_thread_guard {
 /// UNAVAILABLE status for an actor that is gone, to `done`. The actor has no
 /// behavior of its own, so it ends once the answer is handled. No thread
 /// waits; `done` runs on a thread of the actor system.
-template <class Answer, class Callback, class... Ts>
-void ask_async(caf::actor_system& sys, const caf::actor& dest, Callback done, Ts... xs) {
+template <class Answer, class Handle, class Callback, class... Ts>
+void ask_async(caf::actor_system& sys, const Handle& dest, Callback done, Ts... xs) {
   auto shared = std::make_shared<Callback>(std::move(done));
   if (!dest) {
     (*shared)(runtime::unavailable("server is not running"));
@@ -47,6 +50,23 @@ void ask_async(caf::actor_system& sys, const caf::actor& dest, Callback done, Ts
               (*shared)(runtime::unavailable("server is not running: " + to_string(err)));
             });
   });
+}
+
+/// Sends (xs...) to `dest` and waits for the status it answers; UNAVAILABLE
+/// for an actor that is gone. For the server's blocking public methods.
+template <class Handle, class... Ts>
+runtime::status ask_status(caf::actor_system& sys, const Handle& dest, Ts&&... xs) {
+  if (!dest)
+    return runtime::unavailable("server is not running");
+  caller_thread_guard guard;
+  caf::scoped_actor self{sys};
+  runtime::status out;
+  self->request(dest, caf::infinite, std::forward<Ts>(xs)...)
+    .receive([&](runtime::status& st) { out = std::move(st); },
+             [&](caf::error& err) {
+               out = runtime::unavailable("server is not running: " + to_string(err));
+             });
+  return out;
 }
 
 } // namespace conch::actors

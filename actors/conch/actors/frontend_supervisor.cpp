@@ -1,5 +1,7 @@
 #include "conch/actors/frontend_supervisor.hpp"
 
+#include <caf/send.hpp>
+
 #include "conch/runtime/logging/log.hpp"
 #include "conch/runtime/statistics/frontend_restarts.hpp"
 
@@ -9,12 +11,12 @@ using runtime::status;
 
 frontend_supervisor::frontend_supervisor(caf::actor_config& cfg, frontend_transport_ptr transport,
                                          frontend_restart_ptr restart)
-  : caf::event_based_actor(cfg),
+  : frontend_actor::base(cfg),
     transport_(std::move(transport)),
     restart_(std::move(restart)),
     name_(transport_->name()) {}
 
-caf::behavior frontend_supervisor::make_behavior() {
+frontend_actor::behavior_type frontend_supervisor::make_behavior() {
   return {
     [this](start_atom) { return start(); },
     [this](stop_atom) { return stop(); },
@@ -50,7 +52,7 @@ void frontend_supervisor::watch() {
   // Only the address: the transport must not keep this actor alive.
   caf::actor_addr me = address();
   transport_->set_failure_handler([me](status why) {
-    if (auto self = caf::actor_cast<caf::actor>(me))
+    if (auto self = caf::actor_cast<frontend_actor>(me))
       caf::anon_send(self, crash_atom_v, std::move(why));
   });
 }
@@ -70,7 +72,7 @@ caf::result<status> frontend_supervisor::stop() {
   }
   caf::actor_addr me = address();
   transport_->begin_stop([me] {
-    if (auto self = caf::actor_cast<caf::actor>(me))
+    if (auto self = caf::actor_cast<frontend_actor>(me))
       caf::anon_send(self, stopped_atom_v);
   });
   return rp;
@@ -94,7 +96,7 @@ void frontend_supervisor::on_failure(status why) {
   transport_->abort();
   caf::actor_addr me = address();
   transport_->begin_stop([me] {
-    if (auto self = caf::actor_cast<caf::actor>(me))
+    if (auto self = caf::actor_cast<frontend_actor>(me))
       caf::anon_send(self, restart_atom_v);
   });
 }

@@ -3,10 +3,11 @@
 #include <string>
 #include <vector>
 
-#include <caf/event_based_actor.hpp>
 #include <caf/response_promise.hpp>
+#include <caf/typed_event_based_actor.hpp>
 
 #include "conch/actors/frontend_health.hpp"
+#include "conch/actors/frontend_interface.hpp"
 #include "conch/actors/frontend_transport.hpp"
 #include "conch/actors/messages.hpp"
 
@@ -23,13 +24,14 @@ namespace conch::actors {
 /// one on the same port (frontend_restart), logged and counted, up to the
 /// restart budget; past it the frontend is reported failed in its
 /// frontend_health and serves no more, while the server goes on.
-/// `crash_atom` injects such a failure (tests).
-class frontend_supervisor : public caf::event_based_actor {
+/// `crash_atom` injects such a failure (tests). Its interface is
+/// frontend_actor.
+class frontend_supervisor : public frontend_actor::base {
  public:
   frontend_supervisor(caf::actor_config& cfg, frontend_transport_ptr transport,
                       frontend_restart_ptr restart);
 
-  caf::behavior make_behavior() override;
+  behavior_type make_behavior() override;
   void on_exit() override;
 
  private:

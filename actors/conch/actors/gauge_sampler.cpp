@@ -1,31 +1,30 @@
 #include "conch/actors/gauge_sampler.hpp"
 
-#include <caf/event_based_actor.hpp>
-
-#include "conch/actors/messages.hpp"
-
 namespace conch::actors {
 
-namespace {
+gauge_sampler::gauge_sampler(caf::actor_config& cfg, std::vector<std::function<void()>> samplers,
+                             std::chrono::milliseconds interval)
+  : gauge_sampler_actor::base(cfg), samplers_(std::move(samplers)), interval_(interval) {}
 
-caf::behavior gauge_sampler(caf::event_based_actor* self,
-                            std::vector<std::function<void()>> samplers,
-                            std::chrono::milliseconds interval) {
-  self->delayed_send(self, interval, timer_atom_v);
+gauge_sampler_actor::behavior_type gauge_sampler::make_behavior() {
+  schedule();
   return {
-    [self, samplers, interval](timer_atom) {
-      for (const auto& sample : samplers)
+    [this](timer_atom) {
+      for (const auto& sample : samplers_)
         sample();
-      self->delayed_send(self, interval, timer_atom_v);
+      schedule();
     },
   };
 }
 
-} // namespace
+void gauge_sampler::schedule() {
+  delayed_send(caf::actor_cast<gauge_sampler_actor>(this), interval_, timer_atom_v);
+}
 
-caf::actor spawn_gauge_sampler(caf::actor_system& sys, std::vector<std::function<void()>> samplers,
-                               std::chrono::milliseconds interval) {
-  return sys.spawn<caf::detached>(gauge_sampler, std::move(samplers), interval);
+gauge_sampler_actor spawn_gauge_sampler(caf::actor_system& sys,
+                                        std::vector<std::function<void()>> samplers,
+                                        std::chrono::milliseconds interval) {
+  return sys.spawn<gauge_sampler, caf::detached>(std::move(samplers), interval);
 }
 
 } // namespace conch::actors

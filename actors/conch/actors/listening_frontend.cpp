@@ -44,7 +44,7 @@ void listening_frontend::publish_edge(std::shared_ptr<const runtime::statistics:
 }
 
 void listening_frontend::shutdown() {
-  caf::actor fe;
+  frontend_actor fe;
   {
     std::lock_guard<std::mutex> guard{mutex_};
     fe = std::move(supervisor_);
@@ -74,7 +74,7 @@ runtime::status listening_frontend::start_transport(const std::string& address,
   // port() meanwhile must not wait for it.
   auto transport = make(0);
   auto health = std::make_shared<frontend_health>();
-  runtime::result<caf::actor> fe{runtime::unavailable("not started")};
+  runtime::result<frontend_actor> fe{runtime::unavailable("not started")};
   if (transport) {
     // A transport that fails while serving is replaced on the port it bound.
     auto restart = std::make_shared<frontend_restart>();
@@ -107,7 +107,7 @@ runtime::status listening_frontend::start_transport(const std::string& address,
 }
 
 runtime::status listening_frontend::stop() {
-  caf::actor fe;
+  frontend_actor fe;
   std::string address;
   uint16_t port = 0;
   {
@@ -160,7 +160,7 @@ runtime::status listening_frontend::failure() const {
 }
 
 void listening_frontend::inject_failure() {
-  caf::actor fe;
+  frontend_actor fe;
   {
     std::lock_guard<std::mutex> guard{mutex_};
     fe = supervisor_;

@@ -111,8 +111,8 @@ class listening_frontend {
   std::string kind_;
   std::string address_;  // guarded by mutex_
   mutable std::mutex mutex_;
-  caf::actor supervisor_;                   // guarded by mutex_
-  caf::actor stopping_;                     // guarded by mutex_
+  frontend_actor supervisor_;               // guarded by mutex_
+  frontend_actor stopping_;                 // guarded by mutex_
   bool starting_ = false;                   // guarded by mutex_
   uint16_t port_ = 0;                       // guarded by mutex_
   std::shared_ptr<frontend_health> health_; // guarded by mutex_

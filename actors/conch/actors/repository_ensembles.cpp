@@ -6,7 +6,7 @@
 #include <functional>
 #include <set>
 
-#include "conch/actors/repository_actor.hpp"
+#include "conch/actors/model_repository.hpp"
 #include "conch/runtime/logging/log.hpp"
 
 namespace conch::actors {
@@ -43,7 +43,7 @@ bool path_to(const std::map<std::string, std::vector<std::string>>& waiting_on,
 
 } // namespace
 
-void repository_actor::load_composing(const std::string& name,
+void model_repository::load_composing(const std::string& name,
                                       const inference::ModelConfig& config, done_fn then) {
   auto models = composing_models(config);
   waiting_on_[name] = models;
@@ -91,7 +91,7 @@ void repository_actor::load_composing(const std::string& name,
       one_done);
 }
 
-std::shared_ptr<const inference::ModelConfig> repository_actor::with_composing_policy(
+std::shared_ptr<const inference::ModelConfig> model_repository::with_composing_policy(
   std::shared_ptr<const inference::ModelConfig> config) const {
   if (!config || !config->has_ensemble_scheduling()
       || config->model_transaction_policy().decoupled())
@@ -108,7 +108,7 @@ std::shared_ptr<const inference::ModelConfig> repository_actor::with_composing_p
   return config;
 }
 
-std::vector<std::vector<scheduler_actor>> repository_actor::drain_stages() const {
+std::vector<std::vector<scheduler_actor>> model_repository::drain_stages() const {
   // How deep each model nests ensembles: 0 for a model that is none, one
   // more than its deepest composing model for an ensemble.
   std::map<std::string, size_t> depth;
@@ -143,7 +143,7 @@ std::vector<std::vector<scheduler_actor>> repository_actor::drain_stages() const
   return stages;
 }
 
-void repository_actor::drain_in_stages(std::vector<std::vector<scheduler_actor>> stages, size_t next,
+void model_repository::drain_in_stages(std::vector<std::vector<scheduler_actor>> stages, size_t next,
                                        std::function<void()> then) {
   if (next >= stages.size())
     return then();
@@ -153,7 +153,7 @@ void repository_actor::drain_in_stages(std::vector<std::vector<scheduler_actor>>
   });
 }
 
-bool repository_actor::composed_by_an_ensemble(const std::string& model) const {
+bool model_repository::composed_by_an_ensemble(const std::string& model) const {
   for (const auto& [ensemble, models] : waiting_on_)
     if (std::find(models.begin(), models.end(), model) != models.end())
       return true;
@@ -169,7 +169,7 @@ bool repository_actor::composed_by_an_ensemble(const std::string& model) const {
   return false;
 }
 
-void repository_actor::unload_dependents(std::vector<std::string> models, done_fn done) {
+void model_repository::unload_dependents(std::vector<std::string> models, done_fn done) {
   // Whether `model` goes with the ensemble, asked again when its turn
   // comes: a load by name or another ensemble may have claimed it since.
   auto goes = [this](const std::string& model) {

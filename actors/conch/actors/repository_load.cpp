@@ -1,4 +1,4 @@
-// Loading and reloading a model: repository_actor::load and its helpers.
+// Loading and reloading a model: model_repository::load and its helpers.
 
 #include <cxxabi.h>
 
@@ -6,7 +6,7 @@
 #include <chrono>
 
 #include "conch/actors/model_scheduler.hpp"
-#include "conch/actors/repository_actor.hpp"
+#include "conch/actors/model_repository.hpp"
 #include "conch/actors/scheduler_hooks.hpp"
 #include "conch/runtime/backends/registry.hpp"
 #include "conch/runtime/clock.hpp"
@@ -70,7 +70,7 @@ runtime::statistics::model_metric_options metric_options(const inference::ModelC
 
 } // namespace
 
-version_entry repository_actor::start_version(const std::string& name, int64_t version,
+version_entry model_repository::start_version(const std::string& name, int64_t version,
                                               std::shared_ptr<const inference::ModelConfig> config,
                                               const fs::path& model_path,
                                               const fs::path& repository,
@@ -125,7 +125,7 @@ version_entry repository_actor::start_version(const std::string& name, int64_t v
   return entry;
 }
 
-void repository_actor::load(const std::string& name, load_parameters_ptr params, done_fn done) {
+void model_repository::load(const std::string& name, load_parameters_ptr params, done_fn done) {
   if (stopping_)
     return done(runtime::unavailable("server is stopping"));
   // An ensemble counts as running its composing models from load_composing
@@ -164,7 +164,7 @@ void repository_actor::load(const std::string& name, load_parameters_ptr params,
     });
 }
 
-void repository_actor::load_by_name(const std::string& name, load_parameters_ptr params,
+void model_repository::load_by_name(const std::string& name, load_parameters_ptr params,
                                     done_fn done) {
   // Marked whatever the load's outcome while a version of it serves (a
   // load that failed for one version, a failed reload), as Triton marks a
@@ -178,7 +178,7 @@ void repository_actor::load_by_name(const std::string& name, load_parameters_ptr
   });
 }
 
-void repository_actor::start_load(const std::string& name, const prepared_load& prepared,
+void model_repository::start_load(const std::string& name, const prepared_load& prepared,
                                   uint64_t started, done_fn done) {
   const auto& override_dir = prepared.override_dir;
   if (stopping_ || !prepared.error) {
@@ -228,14 +228,14 @@ void repository_actor::start_load(const std::string& name, const prepared_load& 
   }
 }
 
-void repository_actor::fail_load(const std::string& name, status why, done_fn done) {
+void model_repository::fail_load(const std::string& name, status why, done_fn done) {
   CONCH_LOG_ERROR << why.message();
   records_[name].last_error = why.message();
   // Readiness and the index see the failure before the load answers.
   publish([why = std::move(why), done] { done(why); });
 }
 
-status repository_actor::start_versions(const std::string& name, const prepared_load& prepared,
+status model_repository::start_versions(const std::string& name, const prepared_load& prepared,
                                         std::map<int64_t, version_entry>& started) {
   // All of them or none: a version that cannot even be started (its
   // scheduler threw while it was made) ends the ones started before it.
@@ -271,7 +271,7 @@ status repository_actor::start_versions(const std::string& name, const prepared_
   }
 }
 
-void repository_actor::finish_load(const std::string& name,
+void model_repository::finish_load(const std::string& name,
                                    std::map<int64_t, version_entry> loaded,
                                    std::map<int64_t, status> failures, uint64_t started,
                                    fs::path override_dir, done_fn done) {

@@ -1,14 +1,14 @@
 // Registering and unregistering model repositories:
-// repository_actor::register_root and unregister_root.
+// model_repository::register_root and unregister_root.
 
-#include "conch/actors/repository_actor.hpp"
+#include "conch/actors/model_repository.hpp"
 #include "conch/runtime/repository/registration.hpp"
 
 namespace conch::actors {
 
 using runtime::status;
 
-status repository_actor::register_root(const runtime::repository::repository_root& root) {
+status model_repository::register_root(const runtime::repository::repository_root& root) {
   if (options_.model_control_mode != control_mode::explicit_)
     return runtime::unsupported(
       "repository registration is not allowed if model control mode is not EXPLICIT");
@@ -22,7 +22,7 @@ status repository_actor::register_root(const runtime::repository::repository_roo
   return status::ok();
 }
 
-status repository_actor::unregister_root(const std::string& path) {
+status model_repository::unregister_root(const std::string& path) {
   if (options_.model_control_mode != control_mode::explicit_)
     return runtime::unsupported(
       "repository unregistration is not allowed if model control mode is not EXPLICIT");

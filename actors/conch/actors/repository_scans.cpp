@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "conch/actors/repository_actor.hpp"
+#include "conch/actors/model_repository.hpp"
 #include "conch/runtime/logging/log.hpp"
 #include "conch/runtime/repository/fingerprint.hpp"
 #include "conch/runtime/repository/scan.hpp"
@@ -30,7 +30,7 @@ std::function<void()> stopped(caf::response_promise rp) {
 
 } // namespace
 
-caf::result<std::vector<std::string>> repository_actor::initial_load() {
+caf::result<std::vector<std::string>> model_repository::initial_load() {
   auto rp = make_response_promise();
   off_thread([this, roots = roots_, rp]() -> std::function<void()> {
     auto scanned = std::make_shared<repo::scan_result>(repo::scan(roots));
@@ -39,7 +39,7 @@ caf::result<std::vector<std::string>> repository_actor::initial_load() {
   return rp;
 }
 
-void repository_actor::load_initial(const repo::scan_result& scanned, caf::response_promise rp) {
+void model_repository::load_initial(const repo::scan_result& scanned, caf::response_promise rp) {
   auto failures = std::make_shared<std::vector<std::string>>();
   for (auto& [what, st] : scanned.errors) {
     CONCH_LOG_ERROR << st.message();
@@ -81,7 +81,7 @@ void repository_actor::load_initial(const repo::scan_result& scanned, caf::respo
       });
 }
 
-caf::result<status> repository_actor::poll() {
+caf::result<status> model_repository::poll() {
   if (options_.model_control_mode != control_mode::poll)
     return runtime::unsupported("poll is only allowed in POLL mode");
   auto rp = make_response_promise();
@@ -95,7 +95,7 @@ caf::result<status> repository_actor::poll() {
   return rp;
 }
 
-void repository_actor::poll_found(const std::map<std::string, uint64_t>& found,
+void model_repository::poll_found(const std::map<std::string, uint64_t>& found,
                                   caf::response_promise rp) {
   auto remaining = std::make_shared<size_t>(1);
   auto errors = std::make_shared<std::string>();
@@ -132,7 +132,7 @@ void repository_actor::poll_found(const std::map<std::string, uint64_t>& found,
   one_done("", status::ok());
 }
 
-caf::result<index_ptr> repository_actor::index(bool ready_only) {
+caf::result<index_ptr> model_repository::index(bool ready_only) {
   auto rp = make_response_promise();
   off_thread([this, roots = roots_, ready_only, rp]() -> std::function<void()> {
     auto names = std::make_shared<std::vector<std::string>>();
@@ -144,7 +144,7 @@ caf::result<index_ptr> repository_actor::index(bool ready_only) {
   return rp;
 }
 
-index_ptr repository_actor::index_of(const std::vector<std::string>& found,
+index_ptr model_repository::index_of(const std::vector<std::string>& found,
                                      bool ready_only) const {
   auto out = std::make_shared<std::vector<index_entry>>();
   std::map<std::string, bool> listed;

@@ -1,8 +1,8 @@
-// Unloading a model and draining schedulers: repository_actor::unload, drain.
+// Unloading a model and draining schedulers: model_repository::unload, drain.
 
 #include <algorithm>
 
-#include "conch/actors/repository_actor.hpp"
+#include "conch/actors/model_repository.hpp"
 #include "conch/runtime/logging/log.hpp"
 #include "conch/runtime/repository/override_directory.hpp"
 
@@ -10,7 +10,7 @@ namespace conch::actors {
 
 using runtime::status;
 
-void repository_actor::unload(const std::string& name, bool dependents, done_fn done) {
+void model_repository::unload(const std::string& name, bool dependents, done_fn done) {
   // The stop drains every version itself, ensembles first: an unload now
   // would take composing models away from the ensembles still draining.
   if (stopping_)
@@ -75,7 +75,7 @@ void repository_actor::unload(const std::string& name, bool dependents, done_fn 
   });
 }
 
-void repository_actor::drain(std::vector<scheduler_actor> schedulers, std::function<void()> then) {
+void model_repository::drain(std::vector<scheduler_actor> schedulers, std::function<void()> then) {
   if (schedulers.empty()) {
     then();
     return;

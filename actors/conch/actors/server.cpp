@@ -75,11 +75,11 @@ runtime::result<server> server::start(caf::actor_system& sys, server_options opt
     .receive([&](std::vector<std::string>& f) { failures = std::move(f); },
              [&](caf::error& err) { st = from_error(err); });
   self->request(c->supervisor, caf::infinite, caf::get_atom_v)
-    .receive([&](caf::actor& repository, adapter_pool_actor&) { c->repository = repository; },
+    .receive([&](repository_actor& repository, adapter_pool_actor&) { c->repository = repository; },
              [&](caf::error& err) { st = from_error(err); });
   self->request(c->supervisor, caf::infinite, frontend_atom_v,
                 frontend_transport_ptr{c->inprocess})
-    .receive([&](status& s, caf::actor&) { st = st ? s : st; },
+    .receive([&](status& s, frontend_actor&) { st = st ? s : st; },
              [&](caf::error& err) { st = from_error(err); });
   if (st && !failures.empty() && options.exit_on_error)
     st = start_failure(failures);
@@ -144,7 +144,7 @@ runtime::result<model_table_ptr> server::core::table() const {
 
 status server::stop() { return core_->stop(); }
 
-caf::actor server::handle() const { return core_->supervisor; }
+supervisor_actor server::handle() const { return core_->supervisor; }
 
 bool server::live() const { return core_->flags->live.load(); }
 

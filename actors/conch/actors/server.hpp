@@ -13,6 +13,7 @@
 #include "conch/actors/frontend_transport.hpp"
 #include "conch/actors/repository_messages.hpp"
 #include "conch/actors/server_options.hpp"
+#include "conch/actors/supervisor_interface.hpp"
 #include "conch/runtime/inference_job.hpp"
 #include "conch/runtime/model_config/model_metadata.hpp"
 #include "conch/runtime/model_config/resolved_model.hpp"
@@ -82,7 +83,7 @@ class server {
   /// The supervisor at the root of the server's tree, to link or monitor
   /// from the application's own supervision tree. It ends when the server
   /// stopped.
-  caf::actor handle() const;
+  supervisor_actor handle() const;
 
   // -- health and metadata ---------------------------------------------------------
 
@@ -216,11 +217,11 @@ class server {
   /// first when it stops. Returns the frontend's supervisor. With `restart`,
   /// a transport that fails while serving is replaced by a fresh one from
   /// it, within its budget.
-  runtime::result<caf::actor> add_frontend(frontend_transport_ptr transport,
-                                           frontend_restart_ptr restart = nullptr);
+  runtime::result<frontend_actor> add_frontend(frontend_transport_ptr transport,
+                                               frontend_restart_ptr restart = nullptr);
 
   /// Stops one frontend (step 2 of the stop protocol for it alone).
-  runtime::status stop_frontend(const caf::actor& frontend);
+  runtime::status stop_frontend(const frontend_actor& frontend);
 
   /// The Prometheus text exposition of the server's metric families.
   std::string metrics_text() const;

@@ -9,6 +9,7 @@
 #include <caf/logger.hpp>
 
 #include "conch/actors/adapter_slots.hpp"
+#include "conch/actors/gauge_sampler.hpp"
 #include "conch/actors/inprocess_frontend.hpp"
 #include "conch/actors/model_table.hpp"
 #include "conch/actors/server.hpp"
@@ -36,10 +37,10 @@ struct server::core {
     = std::make_shared<runtime::shm::region_registry>();
   /// The trace settings and the sampling of requests.
   std::shared_ptr<tracer> traces;
-  caf::actor supervisor;
-  caf::actor repository;
+  supervisor_actor supervisor;
+  repository_actor repository;
   /// The CPU and GPU gauge sampler; null when there is nothing to sample.
-  caf::actor gauge_sampler;
+  gauge_sampler_actor gauge_sampler;
   /// Set by the first stop().
   std::atomic<bool> stop_begun{false};
 

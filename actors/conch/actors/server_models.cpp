@@ -21,19 +21,6 @@ status not_running(const caf::error& err) {
   return runtime::unavailable("server is not running: " + to_string(err));
 }
 
-template <class... Ts>
-status ask_status(caf::actor_system& sys, const caf::actor& dest, Ts&&... xs) {
-  if (!dest)
-    return runtime::unavailable("server is not running");
-  caller_thread_guard guard;
-  caf::scoped_actor self{sys};
-  status out;
-  self->request(dest, caf::infinite, std::forward<Ts>(xs)...)
-    .receive([&](status& st) { out = std::move(st); },
-             [&](caf::error& err) { out = not_running(err); });
-  return out;
-}
-
 } // namespace
 
 bool server::model_ready(const std::string& name, int64_t version) const {
@@ -165,15 +152,15 @@ request_handle server::submit(runtime::inference_request request,
   return request_handle{std::move(job)};
 }
 
-runtime::result<caf::actor> server::add_frontend(frontend_transport_ptr transport,
-                                                 frontend_restart_ptr restart) {
+runtime::result<frontend_actor> server::add_frontend(frontend_transport_ptr transport,
+                                                     frontend_restart_ptr restart) {
   caller_thread_guard guard;
   caf::scoped_actor self{*core_->sys};
-  runtime::result<caf::actor> out{runtime::unavailable("server is not running")};
+  runtime::result<frontend_actor> out{runtime::unavailable("server is not running")};
   self->request(core_->supervisor, caf::infinite, frontend_atom_v, std::move(transport),
                 std::move(restart))
     .receive(
-      [&](status& st, caf::actor& fe) {
+      [&](status& st, frontend_actor& fe) {
         if (st)
           out = std::move(fe);
         else
@@ -183,7 +170,7 @@ runtime::result<caf::actor> server::add_frontend(frontend_transport_ptr transpor
   return out;
 }
 
-status server::stop_frontend(const caf::actor& frontend) {
+status server::stop_frontend(const frontend_actor& frontend) {
   if (!frontend)
     return status::ok();
   caller_thread_guard guard;

@@ -5,7 +5,7 @@
 
 #include "conch/actors/adapter_pool.hpp"
 #include "conch/actors/frontend_supervisor.hpp"
-#include "conch/actors/repository_actor.hpp"
+#include "conch/actors/model_repository.hpp"
 #include "conch/runtime/logging/log.hpp"
 
 namespace conch::actors {
@@ -21,11 +21,11 @@ constexpr auto abandon_grace = std::chrono::seconds{1};
 } // namespace
 
 server_supervisor::server_supervisor(caf::actor_config& cfg, supervisor_spec spec)
-  : guarded_actor(cfg, "the server supervisor"), spec_(std::move(spec)) {}
+  : guarded(cfg, "the server supervisor"), spec_(std::move(spec)) {}
 
-caf::behavior server_supervisor::make_behavior() {
-  pool_ = spawn<caf::monitored>(adapter_pool, spec_.slots, size_t{spec_.options.restart_budget});
-  repository_ = spawn<repository_actor, caf::monitored>(spec_.options, spec_.metrics, spec_.flags,
+supervisor_actor::behavior_type server_supervisor::make_behavior() {
+  pool_ = spawn<adapter_pool, caf::monitored>(spec_.slots, size_t{spec_.options.restart_budget});
+  repository_ = spawn<model_repository, caf::monitored>(spec_.options, spec_.metrics, spec_.flags,
                                                         pool_, spec_.allow_detached);
   set_down_handler([this](caf::down_msg& msg) { on_down(msg); });
   // Linked from the application's own tree and told to exit: run the stop
@@ -46,7 +46,9 @@ caf::behavior server_supervisor::make_behavior() {
     },
     [this](stop_atom) { return begin_stop(); },
     [this](timer_atom) { on_deadline(); },
-    [this](caf::get_atom) { return caf::make_message(repository_, pool_); },
+    [this](caf::get_atom) -> caf::result<repository_actor, adapter_pool_actor> {
+      return {repository_, pool_};
+    },
   };
 }
 
@@ -68,18 +70,18 @@ void server_supervisor::on_exit() {
   repository_ = nullptr;
 }
 
-caf::result<status, caf::actor> server_supervisor::add_frontend(frontend_transport_ptr transport,
+caf::result<status, frontend_actor> server_supervisor::add_frontend(frontend_transport_ptr transport,
                                                                 frontend_restart_ptr restart) {
   if (phase_ != phase::running)
-    return {runtime::unavailable("Server is stopping"), caf::actor{}};
-  caf::actor fe;
+    return {runtime::unavailable("Server is stopping"), frontend_actor{}};
+  frontend_actor fe;
   if (spec_.allow_detached)
     fe = spawn<frontend_supervisor, caf::monitored + caf::detached>(std::move(transport),
                                                                     std::move(restart));
   else
     fe = spawn<frontend_supervisor, caf::monitored>(std::move(transport), std::move(restart));
   frontends_.push_back(fe);
-  auto rp = make_response_promise<status, caf::actor>();
+  auto rp = make_response_promise<status, frontend_actor>();
   request(fe, caf::infinite, start_atom_v)
     .then(
       [this, rp, fe](status& st) mutable {
@@ -89,7 +91,7 @@ caf::result<status, caf::actor> server_supervisor::add_frontend(frontend_transpo
       },
       [rp](caf::error& err) mutable {
         rp.deliver(runtime::internal_error("frontend failed to start: " + to_string(err)),
-                   caf::actor{});
+                   frontend_actor{});
       });
   return rp;
 }
@@ -104,7 +106,7 @@ caf::result<status> server_supervisor::begin_stop() {
   spec_.flags->models_ready.store(false);
   if (repository_)
     send(repository_, quiesce_atom_v);
-  delayed_send(caf::actor_cast<caf::actor>(this), std::chrono::seconds{spec_.options.exit_timeout},
+  delayed_send(caf::actor_cast<supervisor_actor>(this), std::chrono::seconds{spec_.options.exit_timeout},
                timer_atom_v);
   stop_frontends();
   return rp;
@@ -169,7 +171,7 @@ void server_supervisor::on_deadline() {
       send(fe, abort_atom_v);
     if (repository_)
       send(repository_, abort_atom_v);
-    delayed_send(caf::actor_cast<caf::actor>(this), abandon_grace, timer_atom_v);
+    delayed_send(caf::actor_cast<supervisor_actor>(this), abandon_grace, timer_atom_v);
     return;
   }
   kill_children();
@@ -216,7 +218,7 @@ void server_supervisor::on_down(const caf::down_msg& msg) {
     return;
   }
   auto i = std::find_if(frontends_.begin(), frontends_.end(),
-                        [&](const caf::actor& a) { return a.address() == msg.source; });
+                        [&](const frontend_actor& a) { return a.address() == msg.source; });
   if (i == frontends_.end())
     return;
   frontends_.erase(i);

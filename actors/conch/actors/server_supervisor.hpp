@@ -3,8 +3,8 @@
 #include <memory>
 #include <vector>
 
-#include <caf/event_based_actor.hpp>
 #include <caf/response_promise.hpp>
+#include <caf/typed_event_based_actor.hpp>
 
 #include "conch/actors/adapter_pool.hpp"
 #include "conch/actors/adapter_slots.hpp"
@@ -14,6 +14,7 @@
 #include "conch/actors/messages.hpp"
 #include "conch/actors/server_flags.hpp"
 #include "conch/actors/server_options.hpp"
+#include "conch/actors/supervisor_interface.hpp"
 #include "conch/runtime/statistics/metrics_registry.hpp"
 
 namespace conch::actors {
@@ -43,18 +44,19 @@ struct supervisor_spec {
 /// degraded for good, and the supervisor says so in the flags: not live,
 /// not ready, admitting nothing, so that every health check (HTTP, gRPC,
 /// in-process) reports it and an orchestrator restarts the process. A stop
-/// still runs its protocol over what is left.
-class server_supervisor : public guarded_actor {
+/// still runs its protocol over what is left. Its interface is
+/// supervisor_actor.
+class server_supervisor : public guarded<supervisor_actor::base> {
  public:
   server_supervisor(caf::actor_config& cfg, supervisor_spec spec);
 
-  caf::behavior make_behavior() override;
+  behavior_type make_behavior() override;
   void on_exit() override;
 
  private:
   enum class phase { running, frontends, adapters, models, done };
 
-  caf::result<runtime::status, caf::actor> add_frontend(frontend_transport_ptr transport,
+  caf::result<runtime::status, frontend_actor> add_frontend(frontend_transport_ptr transport,
                                                         frontend_restart_ptr restart);
   caf::result<runtime::status> begin_stop();
   void stop_frontends();
@@ -68,8 +70,8 @@ class server_supervisor : public guarded_actor {
 
   supervisor_spec spec_;
   adapter_pool_actor pool_;
-  caf::actor repository_;
-  std::vector<caf::actor> frontends_;
+  repository_actor repository_;
+  std::vector<frontend_actor> frontends_;
   /// Every caller of stop_atom, answered together.
   std::vector<caf::response_promise> stop_rps_;
   phase phase_ = phase::running;

@@ -42,7 +42,7 @@ struct test_frontend : frontend_transport {
 struct supervisor_test : test::deterministic_fixture {
   std::filesystem::path repo;
   std::vector<std::string> events;
-  caf::actor supervisor;
+  supervisor_actor supervisor;
   caf::actor watcher;
   std::shared_ptr<server_flags> flags = std::make_shared<server_flags>();
 
@@ -79,7 +79,7 @@ struct supervisor_test : test::deterministic_fixture {
     // Watch the adapter pool and the repository go down.
     watcher = sys.spawn([&](caf::event_based_actor* self) -> caf::behavior {
       self->request(supervisor, caf::infinite, caf::get_atom_v)
-        .then([=](caf::actor& repository, adapter_pool_actor& pool) {
+        .then([=](repository_actor& repository, adapter_pool_actor& pool) {
           self->monitor(repository);
           self->monitor(pool);
           auto repo_addr = repository.address();
@@ -96,7 +96,7 @@ struct supervisor_test : test::deterministic_fixture {
     status out = internal_error("no answer");
     sys.spawn([&](caf::event_based_actor* self) {
       self->request(supervisor, caf::infinite, frontend_atom_v, frontend_transport_ptr{fe})
-        .then([&](status& st, caf::actor&) { out = st; });
+        .then([&](status& st, frontend_actor&) { out = st; });
     });
     run();
     return out;
@@ -185,8 +185,8 @@ TEST_F(supervisor_test, a_core_actor_that_ends_while_running_marks_the_server_un
     caf::actor repo, pool;
     sys.spawn([&](caf::event_based_actor* self) {
       self->request(supervisor, caf::infinite, caf::get_atom_v)
-        .then([&](caf::actor& r, adapter_pool_actor& p) {
-          repo = r;
+        .then([&](repository_actor& r, adapter_pool_actor& p) {
+          repo = caf::actor_cast<caf::actor>(r);
           pool = caf::actor_cast<caf::actor>(p);
         });
     });

@@ -16,8 +16,8 @@ namespace conch::actors {
 
 namespace stats = runtime::statistics;
 
-caf::actor start_system_metrics(caf::actor_system& sys, const server_options& options,
-                                prometheus::Registry& registry) {
+gauge_sampler_actor start_system_metrics(caf::actor_system& sys, const server_options& options,
+                                         prometheus::Registry& registry) {
   if (!options.metrics)
     return {};
   stats::add_pinned_memory_gauges(registry);

@@ -1,9 +1,9 @@
 #pragma once
 
-#include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 #include <prometheus/registry.h>
 
+#include "conch/actors/gauge_sampler.hpp"
 #include "conch/actors/server_options.hpp"
 
 namespace conch::actors {
@@ -14,7 +14,7 @@ namespace conch::actors {
 /// (none where libnvidia-ml or a GPU is missing). Takes a first sample, then
 /// spawns the actor that samples every metrics_interval_ms; returns it, or
 /// a null handle when there is nothing to sample.
-caf::actor start_system_metrics(caf::actor_system& sys, const server_options& options,
-                                prometheus::Registry& registry);
+gauge_sampler_actor start_system_metrics(caf::actor_system& sys, const server_options& options,
+                                         prometheus::Registry& registry);
 
 } // namespace conch::actors

@@ -4,6 +4,7 @@
 #include "conch/actors/ask_async.hpp"
 #include "conch/actors/front_door.hpp"
 #include "conch/actors/messages.hpp"
+#include "conch/actors/repository_interface.hpp"
 #include "conch/actors/repository_messages.hpp"
 
 namespace conch::actors {
@@ -37,7 +38,7 @@ bool table_gateway::admitting() const {
 
 void table_gateway::load(const std::string& name, runtime::load_parameters parameters,
                          status_callback done) {
-  auto repository = caf::actor_cast<caf::actor>(repository_);
+  auto repository = caf::actor_cast<repository_actor>(repository_);
   if (!repository)
     return done(runtime::unavailable("server is stopping"));
   auto params = std::make_shared<const load_parameters>(std::move(parameters));
@@ -46,7 +47,7 @@ void table_gateway::load(const std::string& name, runtime::load_parameters param
 }
 
 void table_gateway::unload(const std::string& name, bool dependents, status_callback done) {
-  auto repository = caf::actor_cast<caf::actor>(repository_);
+  auto repository = caf::actor_cast<repository_actor>(repository_);
   if (!repository)
     return done(runtime::unavailable("server is stopping"));
   ask_async<runtime::status>(repository->home_system(), repository, std::move(done),

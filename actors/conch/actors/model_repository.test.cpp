@@ -1,4 +1,4 @@
-#include "conch/actors/repository_actor.hpp"
+#include "conch/actors/model_repository.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -27,14 +27,14 @@ output [{ name: "OUTPUT0" data_type: TYPE_FP32 dims: [ 4 ] }]
 
 // A repository actor over a startup repository holding model "a", with a
 // second repository (directories "dir_b" and "c") ready to register.
-struct repository_actor_test : test::deterministic_fixture {
+struct model_repository_test : test::deterministic_fixture {
   fs::path base;
   fs::path startup;
   fs::path extra;
   adapter_pool_actor pool;
-  caf::actor repository;
+  repository_actor repository;
 
-  repository_actor_test() {
+  model_repository_test() {
     std::random_device rd;
     base = fs::temp_directory_path() / ("conch-repository-actor-" + std::to_string(rd()));
     startup = base / "startup";
@@ -51,7 +51,7 @@ struct repository_actor_test : test::deterministic_fixture {
     });
   }
 
-  ~repository_actor_test() override {
+  ~model_repository_test() override {
     if (repository)
       caf::anon_send_exit(repository, caf::exit_reason::kill);
     if (pool)
@@ -73,7 +73,7 @@ struct repository_actor_test : test::deterministic_fixture {
     options.startup_models = {};
     options.gpu_count = 0;
     options.repository_poll_secs = 0;
-    repository = sys.spawn<repository_actor>(options, nullptr, std::make_shared<server_flags>(),
+    repository = sys.spawn<model_repository>(options, nullptr, std::make_shared<server_flags>(),
                                              pool, false);
     bool started = false;
     sys.spawn([&](caf::event_based_actor* self) {
@@ -116,7 +116,7 @@ struct repository_actor_test : test::deterministic_fixture {
 
 using states = std::map<std::string, model_state>;
 
-TEST_F(repository_actor_test, registered_models_show_in_the_index_unloaded) {
+TEST_F(model_repository_test, registered_models_show_in_the_index_unloaded) {
   start(control_mode::explicit_);
   EXPECT_EQ(index(), (states{{"a", model_state::unknown}}));
   ASSERT_TRUE(register_root(extra, {{"dir_b", "b"}}));
@@ -125,7 +125,7 @@ TEST_F(repository_actor_test, registered_models_show_in_the_index_unloaded) {
                              {"c", model_state::unknown}}));
 }
 
-TEST_F(repository_actor_test, a_mapped_model_loads_by_its_mapped_name_only) {
+TEST_F(model_repository_test, a_mapped_model_loads_by_its_mapped_name_only) {
   start(control_mode::explicit_);
   ASSERT_TRUE(register_root(extra, {{"dir_b", "b"}}));
   auto st = ask(load_atom_v, std::string{"dir_b"}, load_parameters_ptr{});
@@ -135,7 +135,7 @@ TEST_F(repository_actor_test, a_mapped_model_loads_by_its_mapped_name_only) {
   EXPECT_EQ(index().at("b"), model_state::ready);
 }
 
-TEST_F(repository_actor_test, unregistering_forgets_the_models_but_keeps_loaded_ones) {
+TEST_F(model_repository_test, unregistering_forgets_the_models_but_keeps_loaded_ones) {
   start(control_mode::explicit_);
   ASSERT_TRUE(register_root(extra, {{"dir_b", "b"}}));
   ASSERT_TRUE(ask(load_atom_v, std::string{"b"}, load_parameters_ptr{}));
@@ -151,7 +151,7 @@ TEST_F(repository_actor_test, unregistering_forgets_the_models_but_keeps_loaded_
   EXPECT_TRUE(register_root(extra));
 }
 
-TEST_F(repository_actor_test, registration_errors_follow_triton) {
+TEST_F(model_repository_test, registration_errors_follow_triton) {
   start(control_mode::explicit_);
   EXPECT_EQ(register_root(startup).code(), errc::already_exists);
   EXPECT_EQ(register_root(base / "missing").code(), errc::invalid_argument);
@@ -161,7 +161,7 @@ TEST_F(repository_actor_test, registration_errors_follow_triton) {
   EXPECT_EQ(index(), (states{{"a", model_state::unknown}}));
 }
 
-TEST_F(repository_actor_test, registration_needs_explicit_mode) {
+TEST_F(model_repository_test, registration_needs_explicit_mode) {
   start(control_mode::none);
   auto st = register_root(extra);
   EXPECT_EQ(st.code(), errc::unsupported);

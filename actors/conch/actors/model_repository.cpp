@@ -1,4 +1,4 @@
-#include "conch/actors/repository_actor.hpp"
+#include "conch/actors/model_repository.hpp"
 
 #include <cxxabi.h>
 
@@ -18,16 +18,16 @@ namespace conch::actors {
 namespace fs = std::filesystem;
 using runtime::status;
 
-repository_actor::repository_actor(caf::actor_config& cfg, server_options options,
+model_repository::model_repository(caf::actor_config& cfg, server_options options,
                                    std::shared_ptr<runtime::statistics::metrics_registry> metrics,
-                                   std::shared_ptr<server_flags> flags, adapter_pool_actor adapter_pool,
+                                   std::shared_ptr<server_flags> flags, adapter_pool_actor pool,
                                    bool allow_detached)
-  : guarded_actor(cfg, "the model repository"),
+  : guarded(cfg, "the model repository"),
     options_(std::move(options)),
     metrics_(std::move(metrics)),
     flags_(std::move(flags)),
     gateway_(std::make_shared<table_gateway>(flags_, caf::weak_actor_ptr{ctrl()})),
-    pool_(std::move(adapter_pool)),
+    pool_(std::move(pool)),
     allow_detached_(allow_detached),
     table_(std::make_shared<model_table>()) {
   roots_ = runtime::repository::roots_of(
@@ -46,7 +46,7 @@ repository_actor::repository_actor(caf::actor_config& cfg, server_options option
     scanner_ = std::make_unique<worker_thread>("the model repository's scans");
 }
 
-caf::behavior repository_actor::make_behavior() {
+repository_actor::behavior_type model_repository::make_behavior() {
   set_down_handler([this](caf::down_msg& msg) { on_scheduler_down(msg); });
   return {
     [this](init_atom) { return initial_load(); },
@@ -86,7 +86,6 @@ caf::behavior repository_actor::make_behavior() {
       schedule_poll();
     },
     [this](index_atom, bool ready_only) { return index(ready_only); },
-    [this](caf::get_atom) { return table_; },
     [this](stop_atom) { return stop_all(); },
     // The server stopped taking requests: schedulers let go of what only
     // waits for one (sequences that wait for their next request).
@@ -119,7 +118,7 @@ caf::behavior repository_actor::make_behavior() {
   };
 }
 
-void repository_actor::off_thread(std::function<std::function<void()>()> work,
+void model_repository::off_thread(std::function<std::function<void()>()> work,
                                   std::function<void()> dropped) {
   if (!scanner_) {
     work()();
@@ -137,12 +136,12 @@ void repository_actor::off_thread(std::function<std::function<void()>()> work,
     } catch (...) {
       // Out of memory: the continuation stays empty and its caller hears so.
     }
-    if (auto self = caf::actor_cast<caf::actor>(me))
+    if (auto self = caf::actor_cast<repository_actor>(me))
       caf::anon_send(self, scan_atom_v, id);
   });
 }
 
-void repository_actor::on_exit() {
+void model_repository::on_exit() {
   // CAF 0.17 does not break promises: answer every operation still open.
   exiting_ = true;
   // A scan that has not returned (a configuration hook that hangs) is given
@@ -174,7 +173,7 @@ void repository_actor::on_exit() {
   pool_ = nullptr;
 }
 
-void repository_actor::run_exclusive(const std::string& name, std::function<void(done_fn)> op,
+void model_repository::run_exclusive(const std::string& name, std::function<void(done_fn)> op,
                                      done_fn done) {
   auto id = next_operation_++;
   pending_.emplace(id, std::move(done));
@@ -226,14 +225,14 @@ void repository_actor::run_exclusive(const std::string& name, std::function<void
     start();
 }
 
-void repository_actor::schedule_poll() {
+void model_repository::schedule_poll() {
   if (options_.repository_poll_secs == 0)
     return;
-  delayed_send(caf::actor_cast<caf::actor>(this),
+  delayed_send(caf::actor_cast<repository_actor>(this),
                std::chrono::seconds{options_.repository_poll_secs}, timer_atom_v);
 }
 
-caf::result<status> repository_actor::stop_all() {
+caf::result<status> model_repository::stop_all() {
   if (stopping_ && stop_rp_.pending())
     return runtime::already_exists("the repository is already stopping");
   stopping_ = true;
@@ -242,7 +241,7 @@ caf::result<status> repository_actor::stop_all() {
   return stop_rp_;
 }
 
-void repository_actor::maybe_stop() {
+void model_repository::maybe_stop() {
   if (!stopping_ || stop_draining_ || !stop_rp_.pending())
     return;
   // Operations under way finish first; the ones waiting behind them see
@@ -263,7 +262,7 @@ void repository_actor::maybe_stop() {
   });
 }
 
-void repository_actor::abort_all() {
+void model_repository::abort_all() {
   // Each scheduler answers whether model code still ran: such a version is
   // stuck, its requests are answered and its busy instances abandoned, and
   // it never becomes ready again.
@@ -277,7 +276,7 @@ void repository_actor::abort_all() {
         [](caf::error&) {});
 }
 
-void repository_actor::mark_stuck(const caf::actor_addr& scheduler) {
+void model_repository::mark_stuck(const caf::actor_addr& scheduler) {
   for (auto& [name, record] : records_)
     for (auto& [v, entry] : record.versions) {
       if (!entry.scheduler || entry.scheduler.address() != scheduler)
@@ -292,7 +291,7 @@ void repository_actor::mark_stuck(const caf::actor_addr& scheduler) {
     }
 }
 
-void repository_actor::on_scheduler_down(const caf::down_msg& msg) {
+void model_repository::on_scheduler_down(const caf::down_msg& msg) {
   schedulers_.erase(std::remove_if(schedulers_.begin(), schedulers_.end(),
                                    [&](const auto& s) { return s.address() == msg.source; }),
                     schedulers_.end());
@@ -311,7 +310,7 @@ void repository_actor::on_scheduler_down(const caf::down_msg& msg) {
     }
 }
 
-model_table_ptr repository_actor::snapshot() const {
+model_table_ptr model_repository::snapshot() const {
   auto table = std::make_shared<model_table>();
   bool all_ready = true;
   for (const auto& [name, record] : records_) {
@@ -338,7 +337,7 @@ model_table_ptr repository_actor::snapshot() const {
   return table;
 }
 
-void repository_actor::publish(std::function<void()> then) {
+void model_repository::publish(std::function<void()> then) {
   table_ = snapshot();
   request(pool_, caf::infinite, table_atom_v, table_)
     .then([then](caf::ok_atom) { then(); }, [then](caf::error&) { then(); });

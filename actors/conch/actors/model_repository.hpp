@@ -9,12 +9,13 @@
 #include <string>
 #include <vector>
 
-#include <caf/event_based_actor.hpp>
 #include <caf/response_promise.hpp>
+#include <caf/typed_event_based_actor.hpp>
 
 #include "conch/actors/adapter_pool.hpp"
 #include "conch/actors/guarded_actor.hpp"
 #include "conch/actors/messages.hpp"
+#include "conch/actors/repository_interface.hpp"
 #include "conch/actors/repository_messages.hpp"
 #include "conch/actors/repository_prepare.hpp"
 #include "conch/actors/worker_thread.hpp"
@@ -35,15 +36,15 @@ namespace conch::actors {
 /// It owns the list of repositories it reads, which starts as the options'
 /// model_repository and changes by registration (EXPLICIT mode only).
 /// An exception a handler throws fails the operation or request it served;
-/// the repository goes on (guarded_actor).
-class repository_actor : public guarded_actor {
+/// the repository goes on (guarded). Its interface is repository_actor.
+class model_repository : public guarded<repository_actor::base> {
  public:
-  repository_actor(caf::actor_config& cfg, server_options options,
+  model_repository(caf::actor_config& cfg, server_options options,
                    std::shared_ptr<runtime::statistics::metrics_registry> metrics,
-                   std::shared_ptr<server_flags> flags, adapter_pool_actor adapter_pool,
+                   std::shared_ptr<server_flags> flags, adapter_pool_actor pool,
                    bool allow_detached);
 
-  caf::behavior make_behavior() override;
+  behavior_type make_behavior() override;
   void on_exit() override;
 
  private:
@@ -123,7 +124,7 @@ class repository_actor : public guarded_actor {
   runtime::status register_root(const runtime::repository::repository_root& root);
   runtime::status unregister_root(const std::string& path);
 
-  // -- work off the actor system's threads (repository_actor.cpp) ---------------
+  // -- work off the actor system's threads (model_repository.cpp) ---------------
   /// Runs `work` on the repository's worker thread (at once, in deterministic
   /// tests), then on this actor the continuation `work` returned. Reading
   /// the disk and completing configurations (Python) block. `dropped` runs
