@@ -16,7 +16,7 @@
 #include <caf/send.hpp>
 #include <gtest/gtest.h>
 
-#include "conch/actors/adapter_pool.hpp"
+#include "conch/actors/adapters/adapter_pool.hpp"
 #include "conch/runtime/backends/registry.hpp"
 #include "support/gate_backend.hpp"
 #include "support/metrics_text.hpp"

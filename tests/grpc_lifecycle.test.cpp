@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "conch/actors/grpc_transport.hpp"
-#include "conch/actors/server_gateway.hpp"
+#include "conch/actors/frontends/grpc_transport.hpp"
+#include "conch/actors/frontends/server_gateway.hpp"
 #include "support/gate_backend.hpp"
 #include "support/grpc_fixture.hpp"
 

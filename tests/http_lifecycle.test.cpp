@@ -10,7 +10,7 @@
 #include <caf/send.hpp>
 #include <gtest/gtest.h>
 
-#include "conch/actors/adapter_pool.hpp"
+#include "conch/actors/adapters/adapter_pool.hpp"
 #include "support/gate_backend.hpp"
 #include "support/http_fixture.hpp"
 

@@ -3,8 +3,8 @@
 #include <string>
 #include <utility>
 
-#include "conch/actors/grpc_transport.hpp"
-#include "conch/actors/server_gateway.hpp"
+#include "conch/actors/frontends/grpc_transport.hpp"
+#include "conch/actors/frontends/server_gateway.hpp"
 
 namespace conch::actors {
 

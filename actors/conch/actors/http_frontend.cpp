@@ -3,8 +3,8 @@
 #include <set>
 #include <string>
 
-#include "conch/actors/http_transport.hpp"
-#include "conch/actors/server_gateway.hpp"
+#include "conch/actors/frontends/http_transport.hpp"
+#include "conch/actors/frontends/server_gateway.hpp"
 #include "conch/transports/http/cloud/sagemaker_handler.hpp"
 #include "conch/transports/http/cloud/vertex_ai_handler.hpp"
 

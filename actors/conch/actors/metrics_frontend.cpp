@@ -1,6 +1,6 @@
 #include "conch/actors/metrics_frontend.hpp"
 
-#include "conch/actors/metrics_transport.hpp"
+#include "conch/actors/frontends/metrics_transport.hpp"
 
 namespace conch::actors {
 

@@ -4,11 +4,11 @@
 
 #include <caf/scoped_actor.hpp>
 
-#include "conch/actors/device_memory_setup.hpp"
+#include "conch/actors/server/device_memory_setup.hpp"
 #include "conch/actors/messages.hpp"
-#include "conch/actors/server_core.hpp"
-#include "conch/actors/server_supervisor.hpp"
-#include "conch/actors/system_metrics.hpp"
+#include "conch/actors/server/server_core.hpp"
+#include "conch/actors/supervision/server_supervisor.hpp"
+#include "conch/actors/server/system_metrics.hpp"
 #include "conch/runtime/logging/log.hpp"
 
 #ifndef CONCH_VERSION

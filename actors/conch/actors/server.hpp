@@ -11,9 +11,9 @@
 
 #include "conch/actors/frontend_health.hpp"
 #include "conch/actors/frontend_transport.hpp"
-#include "conch/actors/repository_messages.hpp"
+#include "conch/actors/repository/repository_messages.hpp"
 #include "conch/actors/server_options.hpp"
-#include "conch/actors/supervisor_interface.hpp"
+#include "conch/actors/supervision/supervisor_interface.hpp"
 #include "conch/runtime/inference_job.hpp"
 #include "conch/runtime/model_config/model_metadata.hpp"
 #include "conch/runtime/model_config/resolved_model.hpp"

@@ -8,7 +8,7 @@
 
 #include "conch/actors/messages.hpp"
 #include "conch/actors/server.hpp"
-#include "conch/actors/server_core.hpp"
+#include "conch/actors/server/server_core.hpp"
 
 namespace conch::actors {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <thread>
 
-#include "conch/actors/server_core.hpp"
+#include "conch/actors/server/server_core.hpp"
 
 namespace conch::actors {
 

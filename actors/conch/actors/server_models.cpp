@@ -7,9 +7,9 @@
 
 #include <caf/scoped_actor.hpp>
 
-#include "conch/actors/front_door.hpp"
+#include "conch/actors/adapters/front_door.hpp"
 #include "conch/actors/messages.hpp"
-#include "conch/actors/server_core.hpp"
+#include "conch/actors/server/server_core.hpp"
 
 namespace conch::actors {
 

@@ -1,7 +1,7 @@
 // Registering and unregistering model repositories through conch::server.
 
 #include "conch/actors/messages.hpp"
-#include "conch/actors/server_core.hpp"
+#include "conch/actors/server/server_core.hpp"
 
 namespace conch::actors {
 

@@ -1,7 +1,7 @@
 // The trace settings and trace sampling of conch::server (server.hpp).
 
 #include "conch/actors/server.hpp"
-#include "conch/actors/server_core.hpp"
+#include "conch/actors/server/server_core.hpp"
 #include "conch/runtime/clock.hpp"
 
 namespace conch::actors {

@@ -108,7 +108,7 @@ submitted_request py_server::infer(const request_fields& fields, py::object on_r
     callable = py_ref::borrow(on_response.ptr());
   auto queue = std::make_shared<response_queue>(std::move(callable));
   // A small request to an idle instance of a C++ model runs on this thread;
-  // a Python model's runs on its instance's worker (actors/inline_submit.hpp).
+  // a Python model's runs on its instance's worker (actors/adapters/inline_submit.hpp).
   auto push = [queue](runtime::inference_response&& r) { queue->push(std::move(r)); };
   // Without the GIL: a C++ model run here logs and answers as on any Conch
   // thread (rule 1 and 3 of gil.hpp), and other Python threads go on. Still

@@ -1,0 +1,165 @@
+#include "conch/actors/instances/worker_thread.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+
+#include "conch/runtime/logging/log.hpp"
+#include "conch/runtime/spin.hpp"
+#include "conch/runtime/thread_role.hpp"
+#include "conch/runtime/statistics/abandoned_threads.hpp"
+
+namespace conch::actors {
+
+using runtime::statistics::abandoned_threads;
+
+// Shared by the owner and the thread, so that an abandoned thread keeps what
+// it needs after its owner has gone.
+struct worker_thread::state {
+  std::mutex mutex;
+  std::condition_variable wake;
+  std::deque<std::function<void()>> queue;
+  std::function<void()> on_exit;
+  /// Set with the lock held whenever the thread has something new to look
+  /// at (a task, a close); read without it while the thread spins.
+  std::atomic<bool> attention{false};
+  bool running = false;
+  bool closed = false;
+  bool abandoned = false;
+  bool exited = false;
+};
+
+worker_thread::worker_thread(std::string what)
+  : what_(std::move(what)), state_(std::make_shared<state>()), thread_(run, state_) {}
+
+worker_thread::~worker_thread() {
+  if (!thread_.joinable())
+    return; // given up on already
+  bool closed = false;
+  {
+    std::lock_guard<std::mutex> guard{state_->mutex};
+    closed = state_->closed && !state_->exited;
+  }
+  if (closed) {
+    // An orderly close: what is queued still runs, on its own time.
+    thread_.detach();
+    return;
+  }
+  abandon();
+  // Still joinable only when the thread had left its loop. It is not waited
+  // for even then: what it runs at its very end (thread-local destructors,
+  // such as the Python thread state it gives back under the GIL) must not
+  // hold the thread that lets go of it, which may be an actor's.
+  if (thread_.joinable())
+    thread_.detach();
+}
+
+bool worker_thread::post(std::function<void()> task) {
+  {
+    std::lock_guard<std::mutex> guard{state_->mutex};
+    if (state_->closed || state_->abandoned)
+      return false;
+    state_->queue.push_back(std::move(task));
+    state_->attention.store(true, std::memory_order_release);
+  }
+  state_->wake.notify_one();
+  return true;
+}
+
+void worker_thread::close(std::function<void()> on_exit) {
+  {
+    std::lock_guard<std::mutex> guard{state_->mutex};
+    if (state_->closed || state_->abandoned)
+      return;
+    state_->closed = true;
+    state_->on_exit = std::move(on_exit);
+    state_->attention.store(true, std::memory_order_release);
+  }
+  state_->wake.notify_one();
+}
+
+void worker_thread::abandon() {
+  bool stuck = false;
+  {
+    std::lock_guard<std::mutex> guard{state_->mutex};
+    if (state_->abandoned || state_->exited || !thread_.joinable())
+      return;
+    stuck = state_->running || !state_->queue.empty();
+    state_->abandoned = stuck;
+    state_->closed = true;
+    state_->on_exit = nullptr;
+    state_->attention.store(true, std::memory_order_release);
+  }
+  state_->wake.notify_one();
+  thread_.detach();
+  if (stuck) {
+    abandoned_threads::note_abandoned();
+    CONCH_LOG_ERROR << "abandoned the thread of " << what_
+                    << ": its model code had not returned in time; it is not waited for";
+  }
+}
+
+bool worker_thread::busy() const {
+  std::lock_guard<std::mutex> guard{state_->mutex};
+  return state_->running || !state_->queue.empty();
+}
+
+namespace {
+
+// How long an idle worker spins for its next task before it sleeps, when its
+// recent spins paid off: a client that sends its next request right after
+// the last answer (an in-process loop, a pipelining client, a gRPC client
+// whose round trip takes 150-250 µs on a VM) then costs no wake-up of this
+// thread. Between its checks the spin offers its core to other runnable
+// threads (sched_yield), so a thread waiting for that core runs first.
+constexpr std::chrono::microseconds idle_spin{300};
+
+} // namespace
+
+void worker_thread::run(std::shared_ptr<state> s) {
+  runtime::this_thread_runs_models = true;
+  runtime::spin_record spins;
+  std::unique_lock<std::mutex> lock{s->mutex};
+  bool ran = false;
+  for (;;) {
+    if (ran && s->queue.empty() && !s->closed) {
+      lock.unlock();
+      runtime::spin_if_it_pays(
+        spins, [&] { return s->attention.load(std::memory_order_acquire); }, idle_spin,
+        runtime::spin_yield::yes);
+      lock.lock();
+    }
+    s->wake.wait(lock, [&] { return !s->queue.empty() || s->closed; });
+    s->attention.store(false, std::memory_order_relaxed);
+    if (s->abandoned || s->queue.empty())
+      break;
+    auto task = std::move(s->queue.front());
+    s->queue.pop_front();
+    s->running = true;
+    lock.unlock();
+    // A task handles its own errors. A forced unwind (the interpreter ending
+    // a thread at exit) passes through untouched.
+    task();
+    task = nullptr;
+    lock.lock();
+    s->running = false;
+    ran = true;
+  }
+  if (s->abandoned) {
+    // Whatever was queued is dropped here, on this thread, unlocked.
+    auto dropped = std::move(s->queue);
+    lock.unlock();
+    dropped.clear();
+    abandoned_threads::note_finished();
+    return;
+  }
+  auto on_exit = std::move(s->on_exit);
+  s->exited = true;
+  lock.unlock();
+  if (on_exit)
+    on_exit();
+}
+
+} // namespace conch::actors

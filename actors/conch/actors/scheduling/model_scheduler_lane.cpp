@@ -1,0 +1,85 @@
+// The direct lane side of model_scheduler: lending idle instances to the
+// threads that submit requests, recalling them, and taking them back.
+
+#include "conch/actors/scheduling/model_scheduler.hpp"
+
+#include <algorithm>
+
+namespace conch::actors {
+
+bool model_scheduler::lending() const {
+  return spec_.lane && model_ && ready_ && !draining_ && !aborted_;
+}
+
+void model_scheduler::lend_idle() {
+  if (!lending() || !queue_->empty() || idle_.empty())
+    return;
+  // Model code that may block is lent only with a worker of its own to run
+  // on; such an instance stays here otherwise.
+  bool blocking = model_->blocking();
+  auto kept = std::remove_if(idle_.begin(), idle_.end(), [&](size_t index) {
+    auto& slot = slots_[index];
+    if (blocking && !slot.worker)
+      return false;
+    // A worker's lessee never touches the model, whose last reference must
+    // go where the model is finalized: the lane does not hold it then.
+    decltype(model_) model;
+    if (!slot.worker)
+      model = model_;
+    spec_.lane->park(index, {std::move(model), slot.instance, slot.context, slot.worker});
+    slot.lent = true;
+    ++lent_;
+    return true;
+  });
+  if (kept == idle_.end())
+    return;
+  idle_.erase(kept, idle_.end());
+  spec_.lane->want(false);
+}
+
+void model_scheduler::recall() {
+  if (!spec_.lane)
+    return;
+  spec_.lane->want(true);
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    if (!slots_[i].lent || !spec_.lane->reclaim(i))
+      continue;  // leased ones come back with a credit
+    slots_[i].lent = false;
+    --lent_;
+    idle_.push_back(i);
+  }
+}
+
+void model_scheduler::on_credit(size_t index, bool crashed) {
+  if (index >= slots_.size() || !slots_[index].lent)
+    return;
+  auto& slot = slots_[index];
+  slot.lent = false;
+  --lent_;
+  if (slot.replace_on_return) {
+    slot.replace_on_return = false;
+    replace_instance(index, slot.down_reason);
+  } else if (crashed) {
+    // The backend threw on a submitting thread: end the actor, and its down
+    // message replaces it as if it had thrown there.
+    slot.ready = false;
+    send_exit(slot.handle, caf::make_error(caf::sec::runtime_error));
+  } else {
+    idle_.push_back(index);
+  }
+  dispatch();
+  maybe_finish_drain();
+}
+
+void model_scheduler::retire_lane() {
+  if (!spec_.lane)
+    return;
+  spec_.lane->want(true);
+  // A leased instance keeps its binding until its lessee is done with it.
+  for (size_t i = 0; i < slots_.size(); ++i)
+    if (!slots_[i].lent || spec_.lane->reclaim(i))
+      spec_.lane->unbind(i);
+  lent_ = 0;
+}
+
+} // namespace conch::actors

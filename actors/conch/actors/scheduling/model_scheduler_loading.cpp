@@ -1,0 +1,214 @@
+// Loading a model version and finalizing it: its backend on a loader
+// thread, its instances, and a blocking backend's model on a finalizer.
+
+#include <cxxabi.h>
+
+#include <string>
+
+#include "conch/actors/instances/blocking_instance.hpp"
+#include "conch/actors/instances/instance_actor.hpp"
+#include "conch/actors/scheduling/model_scheduler.hpp"
+#include "conch/actors/scheduling/scheduler_hooks.hpp"
+#include "conch/runtime/backends/common/warmup.hpp"
+
+namespace conch::actors {
+
+using runtime::status;
+
+// -- loading ------------------------------------------------------------------
+
+caf::result<status> model_scheduler::start_loading() {
+  if (loading_ || ready_)
+    return runtime::already_exists("model scheduler already loaded");
+  if (!queue_error_)
+    return queue_error_;
+  loading_ = true;
+  load_rp_ = make_response_promise();
+  caf::actor_addr me = address();
+  auto load = [me, factory = spec_.factory, context = spec_.context] {
+    backend_model_ptr model;
+    status st;
+    try {
+      auto made = factory(context);
+      if (made)
+        model = std::move(*made);
+      else
+        st = made.error();
+      // Warm-up samples read their files here, off the actor system's
+      // threads; each instance runs them as it is created.
+      if (model && context.config->model_warmup_size() > 0) {
+        auto samples =
+          runtime::backends::common::make_warmup_samples(*context.config, context.model_path);
+        if (samples)
+          model = runtime::backends::common::with_warmup(std::move(model), std::move(*samples));
+        else
+          st = samples.error();
+        if (!st)
+          model.reset(); // released here, on the thread that made it
+      }
+    } catch (abi::__forced_unwind&) {
+      throw; // the interpreter ends this thread at exit
+    } catch (const std::exception& e) {
+      st = runtime::internal_error(std::string{"backend failed to load the model: "} + e.what());
+    } catch (...) {
+      st = runtime::internal_error("backend failed to load the model");
+    }
+    if (auto self = caf::actor_cast<scheduler_actor>(me))
+      caf::anon_send(self, init_atom_v, std::move(model), std::move(st));
+  };
+  if (spec_.allow_detached) {
+    // Loading may run model code (a Python initialize) that never returns:
+    // it runs on a thread the actor system does not wait for.
+    loader_used_ = true;
+    loader_ = std::make_unique<worker_thread>("model '" + spec_.context.name + "' version "
+                                              + std::to_string(spec_.context.version)
+                                              + " loader");
+    loader_->post(std::move(load));
+  } else {
+    system().spawn([load](caf::event_based_actor*) { load(); });
+  }
+  return load_rp_;
+}
+
+void model_scheduler::on_model_loaded(backend_model_ptr model, status st) {
+  if (loader_) {
+    // Its one task has returned: the loader ends by itself.
+    loader_->close();
+    loader_.reset();
+  }
+  if (!st)
+    return fail_loading(st);
+  model_ = std::move(model);
+  auto contexts = instance_contexts(*config_);
+  slots_.resize(contexts.size());
+  // A second batch waits on the instance's worker only where no other
+  // instance could have run it sooner and no dynamic batcher would have
+  // grown it meanwhile.
+  prefetch_ = spec_.allow_detached && model_->blocking() && slots_.size() == 1
+              && !queue_->grows_batches();
+  for (size_t i = 0; i < contexts.size(); ++i) {
+    slots_[i].context = contexts[i];
+    spawn_instance(i);
+  }
+  if (slots_.empty())
+    fail_loading(runtime::invalid_argument("model '" + spec_.context.name + "' has no instances"));
+}
+
+void model_scheduler::spawn_instance(size_t index) {
+  auto& slot = slots_[index];
+  bool decoupled = decoupled_;
+  auto max_batch = config_->max_batch_size();
+  if (spec_.allow_detached && model_->blocking())
+    slot.handle = spawn<blocking_instance, caf::monitored>(model_, slot.context, spec_.stats,
+                                                           decoupled, max_batch);
+  else
+    slot.handle = spawn<instance_actor, caf::monitored>(
+      model_, slot.context, spec_.stats, decoupled, max_batch);
+  slot.ready = false;
+  ++live_instances_;
+  ++pending_inits_;
+  auto handle = slot.handle;
+  request(handle, caf::infinite, init_atom_v)
+    .then(
+      [this, index, handle](status& st, instance_ptr& instance) {
+        on_instance_init(index, handle, std::move(st), std::move(instance));
+      },
+      [this, index, handle](caf::error&) {
+        on_instance_init(index, handle,
+                         runtime::internal_error("model instance stopped while initializing"),
+                         nullptr);
+      });
+}
+
+void model_scheduler::on_instance_init(size_t index, model_instance_actor handle, status st,
+                                       instance_ptr instance) {
+  --pending_inits_;
+  auto& slot = slots_[index];
+  if (slot.handle != handle)
+    return;
+  if (!st) {
+    if (loading_)
+      return fail_loading(st.with_prefix("instance '" + slot.context.name + "': "));
+    // A restarted instance that cannot come back counts as one more crash.
+    send_exit(slot.handle, caf::make_error(caf::sec::runtime_error));
+    return;
+  }
+  slot.ready = true;
+  slot.instance = std::move(instance);
+  slot.worker = std::dynamic_pointer_cast<worker_instance>(slot.instance);
+  if (spec_.readiness && slot.instance)
+    spec_.readiness->set(index, slot.instance->readiness());
+  idle_.push_back(index);
+  queue_->instance_up(index);
+  bool loaded = loading_ && pending_inits_ == 0;
+  if (loaded) {
+    loading_ = false;
+    ready_ = true;
+  }
+  // Idle instances are lent before the load is answered, so a request sent
+  // once the model is READY finds them.
+  dispatch();
+  if (loaded)
+    load_rp_.deliver(status::ok());
+  maybe_finish_drain();
+}
+
+void model_scheduler::fail_loading(status st) {
+  loading_ = false;
+  if (load_rp_.pending())
+    load_rp_.deliver(std::move(st));
+  for (auto& slot : slots_)
+    if (slot.handle)
+      send_exit(slot.handle, caf::exit_reason::user_shutdown);
+  quit();
+}
+
+// -- finalizing ----------------------------------------------------------------
+
+void model_scheduler::release_model() {
+  // Still here, the loader has not returned (on_model_loaded lets it go):
+  // it is given up on; so is a finalization that has not returned.
+  if (loader_)
+    loader_->abandon();
+  loader_.reset();
+  if (finalizer_ && finalizer_->busy())
+    finalizer_->abandon();
+  finalizer_.reset();
+  if (finalize_on_worker()) {
+    // Ending without a drain: the finalization runs on, unwaited for.
+    worker_thread finalizer{finalizer_name()};
+    finalizer.post([model = std::move(model_)]() mutable { model.reset(); });
+    finalizer.close();
+  }
+  model_.reset();
+}
+
+bool model_scheduler::finalize_on_worker() const {
+  return model_ && loader_used_ && model_->blocking();
+}
+
+std::string model_scheduler::finalizer_name() const {
+  return "model '" + spec_.context.name + "' version " + std::to_string(spec_.context.version)
+         + " finalizer";
+}
+
+bool model_scheduler::finalizing_model() {
+  if (finalizer_)
+    return true; // its stopped_atom comes back to maybe_finish_drain
+  if (!finalize_on_worker()) {
+    model_.reset();
+    return false;
+  }
+  // A blocking backend's model is finalized off the actor system's threads,
+  // and the drain answers once that returned.
+  finalizer_ = std::make_unique<worker_thread>(finalizer_name());
+  finalizer_->post([model = std::move(model_)]() mutable { model.reset(); });
+  caf::actor_addr me = address();
+  finalizer_->close([me] {
+    if (auto self = caf::actor_cast<scheduler_actor>(me))
+      caf::anon_send(self, stopped_atom_v);
+  });
+  return true;
+}
+
+} // namespace conch::actors
