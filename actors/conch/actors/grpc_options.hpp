@@ -110,6 +110,43 @@ struct grpc_options {
   size_t max_stream_backlog = 64 * 1024 * 1024;
 };
 
+/// Every option of `o` by its name (KServeGrpc.Options' field names):
+/// `visit(name, field)` for each. The Python binding builds the options
+/// from keyword arguments of these names and gives Python the defaults from
+/// here, so each default is written once, in this header.
+template <class Visit>
+void for_each_option(grpc_options& o, Visit&& visit) {
+  visit("address", o.address);
+  visit("port", o.port);
+  visit("reuse_port", o.reuse_port);
+  visit("use_ssl", o.use_ssl);
+  visit("server_cert", o.server_cert);
+  visit("server_key", o.server_key);
+  visit("root_cert", o.root_cert);
+  visit("use_mutual_auth", o.use_mutual_auth);
+  visit("keepalive_time_ms", o.keepalive_time_ms);
+  visit("keepalive_timeout_ms", o.keepalive_timeout_ms);
+  visit("keepalive_permit_without_calls", o.keepalive_permit_without_calls);
+  visit("http2_max_pings_without_data", o.http2_max_pings_without_data);
+  visit("http2_min_recv_ping_interval_without_data_ms",
+        o.http2_min_recv_ping_interval_without_data_ms);
+  visit("http2_max_ping_strikes", o.http2_max_ping_strikes);
+  visit("max_connection_age_ms", o.max_connection_age_ms);
+  visit("max_connection_age_grace_ms", o.max_connection_age_grace_ms);
+  visit("infer_compression_level", o.infer_compression_level);
+  visit("infer_thread_count", o.infer_thread_count);
+  visit("infer_allocation_pool_size", o.infer_allocation_pool_size);
+  visit("max_response_pool_size", o.max_response_pool_size);
+  visit("forward_header_pattern", o.forward_header_pattern);
+  visit("restricted_features", o.restricted_features);
+  visit("allow_client_shm", o.allow_client_shm);
+  visit("max_inflight", o.max_inflight);
+  visit("max_message_size", o.max_message_size);
+  visit("max_inflight_bytes", o.max_inflight_bytes);
+  visit("stream_high_water", o.stream_high_water);
+  visit("max_stream_backlog", o.max_stream_backlog);
+}
+
 } // namespace conch::actors
 
 namespace conch {

@@ -71,6 +71,33 @@ struct http_options {
   std::string vertex_ai_predict_route;
 };
 
+/// Every option of `o` by its name, the connection policy's fields among
+/// them: `visit(name, field)` for each. The Python binding builds the
+/// options from keyword arguments of these names and gives Python the
+/// defaults from here, so each default is written once, in this header.
+template <class Visit>
+void for_each_option(http_options& o, Visit&& visit) {
+  visit("address", o.address);
+  visit("port", o.port);
+  visit("reuse_port", o.reuse_port);
+  visit("thread_count", o.thread_count);
+  visit("header_forward_pattern", o.header_forward_pattern);
+  visit("restricted_features", o.restricted_features);
+  visit("allow_client_shm", o.allow_client_shm);
+  visit("max_inflight", o.max_inflight);
+  visit("max_input_size", o.max_input_size);
+  visit("max_header_size", o.max_header_size);
+  for_each_option(o.policy, visit);
+  visit("sagemaker", o.sagemaker);
+  visit("sagemaker_default_model", o.sagemaker_default_model);
+  visit("sagemaker_ping_mode", o.sagemaker_ping_mode);
+  visit("sagemaker_inference_type", o.sagemaker_inference_type);
+  visit("vertex_ai", o.vertex_ai);
+  visit("vertex_ai_default_model", o.vertex_ai_default_model);
+  visit("vertex_ai_health_route", o.vertex_ai_health_route);
+  visit("vertex_ai_predict_route", o.vertex_ai_predict_route);
+}
+
 } // namespace conch::actors
 
 namespace conch {

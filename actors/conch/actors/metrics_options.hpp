@@ -19,6 +19,16 @@ struct metrics_options {
   transports::http::connection_policy policy;
 };
 
+/// Every option of `o` by its name, the connection policy's fields among
+/// them: `visit(name, field)` for each (see http_options' for_each_option).
+template <class Visit>
+void for_each_option(metrics_options& o, Visit&& visit) {
+  visit("address", o.address);
+  visit("port", o.port);
+  visit("thread_count", o.thread_count);
+  for_each_option(o.policy, visit);
+}
+
 } // namespace conch::actors
 
 namespace conch {

@@ -17,6 +17,9 @@ from ._restricted import RestrictedFeatures
 
 __all__ = ["KServeGrpc", "Grpc_compression_level"]
 
+#: The native options' defaults, by field name: each is written once, in C++.
+_DEFAULTS = _conch.GrpcFrontend.defaults()
+
 
 class Grpc_compression_level(enum.IntEnum):  # noqa: N801 (upstream's name)
     """gRPC's compression levels, for KServeGrpc.Options.infer_compression_level."""
@@ -28,17 +31,6 @@ class Grpc_compression_level(enum.IntEnum):  # noqa: N801 (upstream's name)
     COUNT = 4
 
 
-# Upstream's fields (tritonfrontend's KServeGrpc.Options), all handed to
-# the compiled frontend by name.
-_UPSTREAM_FIELDS = (
-    "address", "port", "reuse_port", "use_ssl", "server_cert", "server_key", "root_cert",
-    "use_mutual_auth", "keepalive_time_ms", "keepalive_timeout_ms",
-    "keepalive_permit_without_calls", "http2_max_pings_without_data",
-    "http2_min_recv_ping_interval_without_data_ms", "http2_max_ping_strikes",
-    "max_connection_age_ms", "max_connection_age_grace_ms", "infer_compression_level",
-    "infer_thread_count", "infer_allocation_pool_size", "max_response_pool_size",
-    "forward_header_pattern",
-)
 # Fields that only tune upstream's implementation; Conch accepts them and
 # warns at start() that other values have no effect.
 _TUNING = ("infer_thread_count", "infer_allocation_pool_size", "max_response_pool_size")
@@ -67,51 +59,56 @@ class KServeGrpc(Frontend):
         them and warns at start() that other values have no effect."""
 
         #: The address to listen on (an IPv4 or IPv6 literal, or a host name).
-        address: str = "0.0.0.0"
+        address: str = _DEFAULTS["address"]
         #: The TCP port; 0 picks a free one (read it back from KServeGrpc.port).
-        port: int = Field(default=8001, ge=0, le=65535)
+        port: int = Field(default=_DEFAULTS["port"], ge=0, le=65535)
         #: Let other sockets bind the same port (SO_REUSEPORT).
-        reuse_port: bool = False
+        reuse_port: bool = _DEFAULTS["reuse_port"]
         #: Serve TLS with server_cert and server_key; the TLS fields are
         #: ignored without it.
-        use_ssl: bool = False
+        use_ssl: bool = _DEFAULTS["use_ssl"]
         #: The server's certificate chain, a PEM file read at start().
-        server_cert: str = ""
+        server_cert: str = _DEFAULTS["server_cert"]
         #: The private key of server_cert, a PEM file read at start().
-        server_key: str = ""
+        server_key: str = _DEFAULTS["server_key"]
         #: The CA certificates client certificates must chain to, a PEM
         #: file; required with use_mutual_auth.
-        root_cert: str = ""
+        root_cert: str = _DEFAULTS["root_cert"]
         #: Mutual TLS: every client must present a certificate root_cert verifies.
-        use_mutual_auth: bool = False
+        use_mutual_auth: bool = _DEFAULTS["use_mutual_auth"]
         #: Milliseconds between keepalive pings on an idle transport.
-        keepalive_time_ms: int = Field(default=7_200_000, ge=0)
+        keepalive_time_ms: int = Field(default=_DEFAULTS["keepalive_time_ms"], ge=0)
         #: Milliseconds to wait for a keepalive ping's acknowledgement.
-        keepalive_timeout_ms: int = Field(default=20_000, ge=0)
+        keepalive_timeout_ms: int = Field(default=_DEFAULTS["keepalive_timeout_ms"], ge=0)
         #: Send keepalive pings even without calls in flight.
-        keepalive_permit_without_calls: bool = False
+        keepalive_permit_without_calls: bool = _DEFAULTS["keepalive_permit_without_calls"]
         #: Pings the server may send without data in between; 0: no limit.
-        http2_max_pings_without_data: int = Field(default=2, ge=0)
+        http2_max_pings_without_data: int = Field(
+            default=_DEFAULTS["http2_max_pings_without_data"], ge=0)
         #: The shortest interval of a client's pings without data that is
         #: not a strike.
-        http2_min_recv_ping_interval_without_data_ms: int = Field(default=300_000, ge=0)
+        http2_min_recv_ping_interval_without_data_ms: int = Field(
+            default=_DEFAULTS["http2_min_recv_ping_interval_without_data_ms"], ge=0)
         #: Strikes before the server closes the connection; 0: no limit.
-        http2_max_ping_strikes: int = Field(default=2, ge=0)
+        http2_max_ping_strikes: int = Field(default=_DEFAULTS["http2_max_ping_strikes"], ge=0)
         #: Close connections after this many milliseconds (0: never), and
         #: let their calls run this much longer (0: no limit).
-        max_connection_age_ms: int = Field(default=0, ge=0)
-        max_connection_age_grace_ms: int = Field(default=0, ge=0)
+        max_connection_age_ms: int = Field(default=_DEFAULTS["max_connection_age_ms"], ge=0)
+        max_connection_age_grace_ms: int = Field(
+            default=_DEFAULTS["max_connection_age_grace_ms"], ge=0)
         #: The compression of ModelInfer and ModelStreamInfer responses
         #: (NONE, LOW, MED, HIGH); compressed requests are always accepted.
-        infer_compression_level: Union[int, Grpc_compression_level] = Grpc_compression_level.NONE
+        infer_compression_level: Union[int, Grpc_compression_level] = Grpc_compression_level(
+            _DEFAULTS["infer_compression_level"])
         #: Upstream's thread and pool sizes; accepted, no effect in Conch.
-        infer_thread_count: int = Field(default=2, ge=0)
-        infer_allocation_pool_size: int = Field(default=8, ge=0)
-        max_response_pool_size: int = Field(default=2_147_483_647, ge=0)
+        infer_thread_count: int = Field(default=_DEFAULTS["infer_thread_count"], ge=0)
+        infer_allocation_pool_size: int = Field(
+            default=_DEFAULTS["infer_allocation_pool_size"], ge=0)
+        max_response_pool_size: int = Field(default=_DEFAULTS["max_response_pool_size"], ge=0)
         #: An RE2 regular expression, matched without regard to case: request
         #: metadata whose keys it finds a match in become string parameters
         #: of inference requests. Empty: none.
-        forward_header_pattern: str = ""
+        forward_header_pattern: str = _DEFAULTS["forward_header_pattern"]
         #: Conch: protocol groups behind required metadata. A call to a
         #: feature of a group must carry metadata
         #: ``triton-grpc-protocol-<key>`` with the group's value, else it is
@@ -122,41 +119,32 @@ class KServeGrpc(Frontend):
         #: Off, as Triton ships it: the register and unregister RPCs, and an
         #: inference request that names a region, are answered UNIMPLEMENTED
         #: "Client shared memory is disabled. ..."; status is still served.
-        allow_client_shm: bool = False
+        allow_client_shm: bool = _DEFAULTS["allow_client_shm"]
         #: Conch: requests waiting on the server (inference calls, each
         #: request of a stream, repository calls) at most at once; beyond it
         #: they are answered UNAVAILABLE at once. 0: no limit.
-        max_inflight: int = Field(default=4096, ge=0)
+        max_inflight: int = Field(default=_DEFAULTS["max_inflight"], ge=0)
         #: Conch: the largest message received or sent, in bytes; larger
         #: ones fail with RESOURCE_EXHAUSTED (Triton's limit, INT32_MAX).
-        max_message_size: int = Field(default=2**31 - 1, gt=0, le=2**31 - 1)
+        max_message_size: int = Field(default=_DEFAULTS["max_message_size"], gt=0, le=2**31 - 1)
         #: Conch: bytes of requests in flight at most; beyond it a request
         #: is answered UNAVAILABLE. 0: no limit.
-        max_inflight_bytes: int = Field(default=1 << 30, ge=0)
+        max_inflight_bytes: int = Field(default=_DEFAULTS["max_inflight_bytes"], ge=0)
         #: Conch: bytes of responses a stream may have waiting for its
         #: client before it reads no further requests.
-        stream_high_water: int = Field(default=4 << 20, gt=0)
+        stream_high_water: int = Field(default=_DEFAULTS["stream_high_water"], gt=0)
         #: Conch: bytes of responses a stream may have waiting before it
         #: ends with RESOURCE_EXHAUSTED and its requests are cancelled.
-        max_stream_backlog: int = Field(default=64 << 20, gt=0)
+        max_stream_backlog: int = Field(default=_DEFAULTS["max_stream_backlog"], gt=0)
 
         def __post_init__(self) -> None:
             if isinstance(self.infer_compression_level, Grpc_compression_level):
                 self.infer_compression_level = int(self.infer_compression_level)
 
     def _create(self, native_server: Any, options: "KServeGrpc.Options") -> Any:
-        upstream = {name: getattr(options, name) for name in _UPSTREAM_FIELDS}
-        return _conch.GrpcFrontend(
-            native_server,
-            **upstream,
-            restricted_features=options.restricted_features._to_native(),
-            allow_client_shm=options.allow_client_shm,
-            max_inflight=options.max_inflight,
-            max_message_size=options.max_message_size,
-            max_inflight_bytes=options.max_inflight_bytes,
-            stream_high_water=options.stream_high_water,
-            max_stream_backlog=options.max_stream_backlog,
-        )
+        native = {name: getattr(options, name) for name in _DEFAULTS}
+        native["restricted_features"] = options.restricted_features._to_native()
+        return _conch.GrpcFrontend(native_server, **native)
 
     def start(self) -> None:
         """Binds the port and starts serving. Raises AlreadyExistsError when

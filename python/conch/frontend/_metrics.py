@@ -14,6 +14,9 @@ from ._policy import policy_of
 
 __all__ = ["Metrics"]
 
+#: The native options' defaults, by field name: each is written once, in C++.
+_DEFAULTS = _conch.MetricsFrontend.defaults()
+
 
 class Metrics(Frontend):
     """Serves a started Server's metrics for Prometheus: ``GET /metrics``
@@ -34,18 +37,18 @@ class Metrics(Frontend):
         in KServeHttp.Options."""
 
         #: The address to listen on (an IPv4 or IPv6 literal).
-        address: str = "0.0.0.0"
+        address: str = _DEFAULTS["address"]
         #: The TCP port; 0 picks a free one (read it back from Metrics.port).
-        port: int = Field(default=8002, ge=0, le=65535)
+        port: int = Field(default=_DEFAULTS["port"], ge=0, le=65535)
         #: The number of threads serving connections.
-        thread_count: int = Field(default=1, gt=0)
-        header_timeout: float = Field(default=30.0, ge=0)
-        body_timeout: float = Field(default=60.0, ge=0)
-        keepalive_timeout: float = Field(default=75.0, ge=0)
-        write_timeout: float = Field(default=60.0, ge=0)
-        drain_timeout: float = Field(default=5.0, ge=0)
-        max_connections: int = Field(default=4096, ge=0)
-        max_inflight_bytes: int = Field(default=1 << 30, ge=0)
+        thread_count: int = Field(default=_DEFAULTS["thread_count"], gt=0)
+        header_timeout: float = Field(default=_DEFAULTS["header_timeout"], ge=0)
+        body_timeout: float = Field(default=_DEFAULTS["body_timeout"], ge=0)
+        keepalive_timeout: float = Field(default=_DEFAULTS["keepalive_timeout"], ge=0)
+        write_timeout: float = Field(default=_DEFAULTS["write_timeout"], ge=0)
+        drain_timeout: float = Field(default=_DEFAULTS["drain_timeout"], ge=0)
+        max_connections: int = Field(default=_DEFAULTS["max_connections"], ge=0)
+        max_inflight_bytes: int = Field(default=_DEFAULTS["max_inflight_bytes"], ge=0)
 
     def _create(self, native_server: Any, options: "Metrics.Options") -> Any:
         return _conch.MetricsFrontend(
@@ -53,5 +56,5 @@ class Metrics(Frontend):
             address=options.address,
             port=options.port,
             thread_count=options.thread_count,
-            policy=policy_of(options),
+            **policy_of(options),
         )

@@ -35,4 +35,17 @@ struct connection_policy {
   size_t max_inflight_bytes = size_t{1} << 30;
 };
 
+/// Every field of `p` by its name, for the layers that read options by name
+/// (the Python binding): `visit(name, field)` for each.
+template <class Visit>
+void for_each_option(connection_policy& p, Visit&& visit) {
+  visit("header_timeout", p.header_timeout);
+  visit("body_timeout", p.body_timeout);
+  visit("keepalive_timeout", p.keepalive_timeout);
+  visit("write_timeout", p.write_timeout);
+  visit("drain_timeout", p.drain_timeout);
+  visit("max_connections", p.max_connections);
+  visit("max_inflight_bytes", p.max_inflight_bytes);
+}
+
 } // namespace conch::transports::http
