@@ -9,6 +9,10 @@
 #include "conch/runtime/inference_request.hpp"
 #include "conch/runtime/inference_response.hpp"
 
+namespace inference {
+class ModelConfig;
+} // namespace inference
+
 namespace conch::runtime {
 
 class inference_job;
@@ -130,6 +134,22 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
   /// The model version that serves the job, once resolved.
   int64_t resolved_version() const noexcept { return version_; }
   void resolve(int64_t version) noexcept { version_ = version; }
+  /// Resolves the job to `version`, checked against `config`, its inputs
+  /// given the backend's shapes by `input_reshapes` (null when none).
+  /// Held, so that a later check can tell this very configuration from
+  /// another of the same version number (a reload that raced).
+  void accept(int64_t version, std::shared_ptr<const inference::ModelConfig> config,
+              std::shared_ptr<const tensor_reshapes> input_reshapes) noexcept {
+    version_ = version;
+    accepted_config_ = std::move(config);
+    accepted_reshapes_ = std::move(input_reshapes);
+  }
+  /// The configuration the job was accepted for; null before.
+  const inference::ModelConfig* accepted_config() const noexcept { return accepted_config_.get(); }
+  /// The input reshapes applied when it was accepted; null when none.
+  const std::shared_ptr<const tensor_reshapes>& accepted_reshapes() const noexcept {
+    return accepted_reshapes_;
+  }
   /// The class labels of the serving model's outputs, passed on with each
   /// response that carries outputs.
   void set_labels(std::shared_ptr<const output_labels> labels) noexcept {
@@ -266,6 +286,8 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
   std::shared_ptr<cancel_listener> listener_;
   std::shared_ptr<const output_labels> labels_;
   std::shared_ptr<const tensor_reshapes> reshapes_;
+  std::shared_ptr<const inference::ModelConfig> accepted_config_;
+  std::shared_ptr<const tensor_reshapes> accepted_reshapes_;
   std::shared_ptr<response_tap> tap_;
   std::shared_ptr<cancel_listener> work_listener_;
   std::shared_ptr<completion_listener> completion_;

@@ -46,6 +46,16 @@ void tensor_reshapes::to_backend(std::vector<tensor>& inputs) const {
   }
 }
 
+void tensor_reshapes::inputs_to_client(std::vector<tensor>& inputs) const {
+  if (inputs_.empty())
+    return;
+  for (auto& t : inputs) {
+    auto it = inputs_.find(t.name);
+    if (it != inputs_.end())
+      t.shape = convert(t.shape, batched_, it->second.reshape, it->second.dims);
+  }
+}
+
 status tensor_reshapes::to_client(std::vector<tensor>& outputs, std::string_view model) const {
   if (outputs_.empty())
     return status::ok();

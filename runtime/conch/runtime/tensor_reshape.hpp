@@ -40,6 +40,10 @@ class tensor_reshapes {
   /// validated against `dims` first.
   void to_backend(std::vector<tensor>& inputs) const;
 
+  /// Gives each input with a reshape its client's shape again: undoes
+  /// to_backend.
+  void inputs_to_client(std::vector<tensor>& inputs) const;
+
   /// Gives each output with a reshape the client's shape (`dims`). An output
   /// already in that shape stays as it is; one in neither shape is a fault
   /// of the model, answered INTERNAL with both shapes named.

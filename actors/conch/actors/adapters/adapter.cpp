@@ -17,17 +17,31 @@ void route(const model_table& table, runtime::job_ptr& job) {
 }
 
 bool accept_for(const version_entry& version, runtime::job_ptr& job) {
-  // Accepted on the direct lane already, which found no idle instance: its
-  // inputs may be reshaped, and are checked.
-  if (job->resolved_version() == version.version)
-    return true;
+  if (const auto* accepted = job->accepted_config()) {
+    // Accepted on the direct lane already, which found no idle instance:
+    // checked against this very configuration, its inputs reshaped for it.
+    // (The versions of one load share it: the version may be another one
+    // of them, when the lane resolved the latest from a newer snapshot.)
+    if (accepted == version.config.get()) {
+      if (job->resolved_version() != version.version)
+        job->accept(version.version, version.config, version.reshapes);
+      return true;
+    }
+    // Accepted against another configuration of this version number, which
+    // a reload replaced meanwhile: its inputs get the client's shapes back
+    // and are checked against the one that serves now.
+    if (const auto& applied = job->accepted_reshapes())
+      applied->inputs_to_client(job->request().inputs);
+    job->set_labels(nullptr);
+    job->set_reshapes(nullptr);
+  }
   if (auto st = runtime::validation::validate_request(job->request(), *version.config); !st) {
     if (version.stats)
       job->set_model_observer(version.stats);
     job->fail(std::move(st), runtime::failure_kind::other);
     return false;
   }
-  job->resolve(version.version);
+  job->accept(version.version, version.config, version.reshapes);
   if (version.labels)
     job->set_labels(version.labels);
   if (const auto& reshapes = version.reshapes) {
