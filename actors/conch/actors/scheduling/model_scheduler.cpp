@@ -111,9 +111,7 @@ model_scheduler::behavior_type model_scheduler::make_behavior() {
     [this](abort_atom) {
       // Parked instances come back first: only a lease that runs is stuck.
       recall();
-      bool stuck = loading_ || lent_ > 0
-                   || std::any_of(slots_.begin(), slots_.end(),
-                                  [](const auto& slot) { return slot.running != nullptr; });
+      bool stuck = loading_ || pool_.lent() > 0 || pool_.any_running();
       abort_all();
       return stuck;
     },
@@ -142,10 +140,10 @@ void model_scheduler::on_exit() {
     if (rp.pending())
       rp.deliver(status::ok());
   drain_rps_.clear();
-  for (auto& slot : slots_)
+  for (auto& slot : pool_)
     if (slot.handle)
       send_exit(slot.handle, caf::exit_reason::user_shutdown);
-  slots_.clear();
+  pool_.clear();
   release_model();
   listener_.reset();
 }
@@ -190,20 +188,20 @@ void model_scheduler::admit(runtime::job_ptr job) {
 }
 
 void model_scheduler::dispatch() {
-  if (!queue_->empty() && lent_ > 0)
+  if (!queue_->empty() && pool_.lent() > 0)
     recall();
   // The most recently idle instance first. A queue that batches per
   // instance (the sequence batcher's direct strategy) may have work for one
   // idle instance and none for another.
-  for (size_t k = idle_.size(); k-- > 0 && !queue_->empty();) {
-    auto index = idle_[k];
+  for (size_t k = pool_.idle().size(); k-- > 0 && !queue_->empty();) {
+    auto index = pool_.idle()[k];
     auto jobs = take_batch(index);
     if (jobs.empty()) {
       if (queue_->any_instance())
         break;
       continue;
     }
-    idle_.erase(idle_.begin() + static_cast<std::ptrdiff_t>(k));
+    pool_.take_idle_at(k);
     run_batch(index, std::move(jobs));
   }
   if (prefetch_)
@@ -227,7 +225,7 @@ runtime::backends::batch model_scheduler::take_batch(size_t index, bool counted_
 }
 
 void model_scheduler::run_batch(size_t index, runtime::backends::batch jobs) {
-  auto& slot = slots_[index];
+  auto& slot = pool_[index];
   slot.running = std::make_shared<runtime::backends::batch>(std::move(jobs));
   // The instance answers with done_atom (its credit); if it dies instead, its
   // down message restarts it.
@@ -235,12 +233,12 @@ void model_scheduler::run_batch(size_t index, runtime::backends::batch jobs) {
 }
 
 void model_scheduler::prefetch() {
-  for (auto& slot : slots_) {
+  for (auto& slot : pool_) {
     if (queue_->empty())
       return;
     if (!slot.handle || !slot.ready || !slot.running || slot.next)
       continue;
-    auto jobs = take_batch(static_cast<size_t>(&slot - slots_.data()), false);
+    auto jobs = take_batch(pool_.index_of(slot), false);
     if (jobs.empty())
       return;
     slot.next = std::make_shared<runtime::backends::batch>(std::move(jobs));
@@ -302,9 +300,9 @@ model_scheduler::reschedule(const runtime::backends::batch& jobs) {
 }
 
 void model_scheduler::on_done(size_t index, const caf::strong_actor_ptr& sender) {
-  if (index >= slots_.size())
+  if (index >= pool_.size())
     return;
-  auto& slot = slots_[index];
+  auto& slot = pool_[index];
   if (!slot.handle || !sender || slot.handle.address() != sender->address())
     return;
   auto queued_again = reschedule(*slot.running);
@@ -319,7 +317,7 @@ void model_scheduler::on_done(size_t index, const caf::strong_actor_ptr& sender)
   slot.running = std::exchange(slot.next, nullptr);
   slot.next_taken.reset();
   if (!slot.running)
-    idle_.push_back(index);
+    pool_.make_idle(index);
   dispatch();
   maybe_finish_drain();
 }
@@ -331,7 +329,7 @@ void model_scheduler::expire_and_cancel(uint64_t t) {
   }
   // A job handed on waits on its instance's worker, which skips it once it
   // is answered; it counts as pending until the worker passes it.
-  for (auto& slot : slots_)
+  for (auto& slot : pool_)
     if (slot.next && !slot.next_taken->load())
       for (auto& job : *slot.next)
         if (job->is_cancelled() && !job->completed())
@@ -369,7 +367,7 @@ caf::result<status> model_scheduler::begin_drain() {
 
 void model_scheduler::abort_all() {
   // An instance whose model code still runs gives up on it (blocking_instance).
-  for (auto& slot : slots_)
+  for (auto& slot : pool_)
     if (slot.handle)
       send(slot.handle, abort_atom_v);
   if (loading_) {
@@ -380,7 +378,7 @@ void model_scheduler::abort_all() {
   }
   fail_queued(runtime::unavailable("Exit timeout expired: request abandoned"),
               failure_kind::other);
-  for (auto& slot : slots_) {
+  for (auto& slot : pool_) {
     if (slot.running)
       for (auto& job : *slot.running)
         job->cancel();
@@ -402,15 +400,15 @@ void model_scheduler::abort_all() {
 }
 
 void model_scheduler::maybe_finish_drain() {
-  if (!draining_ || !queue_->empty() || loading_ || lent_ > 0)
+  if (!draining_ || !queue_->empty() || loading_ || pool_.lent() > 0)
     return;
-  for (auto& slot : slots_)
+  for (auto& slot : pool_)
     if (slot.running || (slot.handle && !slot.ready))
       return;
   // A job answered after its batch wakes this actor when it completes.
   if (!aborted_ && late_->pending())
     return;
-  if (live_instances_ == 0) {
+  if (pool_.alive() == 0) {
     if (finalizing_model())
       return;
     for (auto& rp : drain_rps_)
@@ -420,7 +418,7 @@ void model_scheduler::maybe_finish_drain() {
     quit();
     return;
   }
-  for (auto& slot : slots_)
+  for (auto& slot : pool_)
     if (slot.handle) {
       send_exit(slot.handle, caf::exit_reason::user_shutdown);
       slot.ready = false;
@@ -428,19 +426,13 @@ void model_scheduler::maybe_finish_drain() {
 }
 
 void model_scheduler::on_instance_down(const caf::down_msg& msg) {
-  size_t index = slots_.size();
-  for (size_t i = 0; i < slots_.size(); ++i)
-    if (slots_[i].handle && slots_[i].handle.address() == msg.source)
-      index = i;
-  if (index == slots_.size())
+  size_t index = pool_.find(msg.source);
+  if (index == pool_.size())
     return;
-  auto& slot = slots_[index];
-  --live_instances_;
-  slot.handle = nullptr;
-  slot.ready = false;
+  auto& slot = pool_[index];
+  pool_.ended(index);
   if (spec_.readiness)
     spec_.readiness->clear(index);
-  idle_.erase(std::remove(idle_.begin(), idle_.end(), index), idle_.end());
   if (slot.running) {
     for (auto& job : *slot.running)
       if (!job->completed())
@@ -473,8 +465,7 @@ void model_scheduler::on_instance_down(const caf::down_msg& msg) {
       slot.down_reason = msg.reason;
       return;
     }
-    slot.lent = false;
-    --lent_;
+    pool_.returned(index);
     if (leased) {
       // Past the exit timeout, an instance that gave up on its worker gave
       // up on the request a lessee posted there too (blocking_instance):
@@ -491,7 +482,7 @@ void model_scheduler::on_instance_down(const caf::down_msg& msg) {
 }
 
 void model_scheduler::replace_instance(size_t index, const caf::error& reason) {
-  auto& slot = slots_[index];
+  auto& slot = pool_[index];
   slot.instance.reset();
   slot.worker.reset();
   if (spec_.lane)
@@ -509,7 +500,7 @@ void model_scheduler::replace_instance(size_t index, const caf::error& reason) {
   }
   CONCH_LOG_ERROR << "model instance '" << slot.context.name << "' stopped unexpectedly ("
                   << to_string(reason) << ") and has no restarts left";
-  if (live_instances_ == 0 && !loading_) {
+  if (pool_.alive() == 0 && !loading_) {
     fail_queued(runtime::unavailable("model '" + spec_.context.name
                                      + "' is unavailable: its instances failed repeatedly"),
                 failure_kind::other, true);

@@ -11,6 +11,7 @@
 #include <caf/response_promise.hpp>
 
 #include "conch/actors/scheduling/direct_lane.hpp"
+#include "conch/actors/scheduling/instance_pool.hpp"
 #include "conch/actors/scheduling/scheduler_hooks.hpp"
 #include "conch/actors/supervision/guarded_actor.hpp"
 #include "conch/actors/instances/instance_interface.hpp"
@@ -72,27 +73,6 @@ class model_scheduler : public guarded<scheduler_actor::base> {
   void on_exit() override;
 
  private:
-  struct instance_slot {
-    model_instance_actor handle;
-    runtime::backends::instance_context context;
-    batch_ptr running;
-    /// The batch handed on while `running` runs (prefetch), or null, and who
-    /// took it first (see handed_flag).
-    batch_ptr next;
-    handed_flag next_taken;
-    /// The backend instance, once ready: what the direct lane runs.
-    instance_ptr instance;
-    /// The instance as a blocking_instance lends it (runs on its worker).
-    std::shared_ptr<worker_instance> worker;
-    size_t restarts = 0;
-    bool ready = false;
-    /// Parked in or leased from the direct lane.
-    bool lent = false;
-    /// The actor ended while its instance was leased: replace it on return.
-    bool replace_on_return = false;
-    caf::error down_reason;
-  };
-
   // -- loading ---------------------------------------------------------------
   caf::result<runtime::status> start_loading();
   void on_model_loaded(backend_model_ptr model, runtime::status st);
@@ -162,8 +142,8 @@ class model_scheduler : public guarded<scheduler_actor::base> {
   bool loader_used_ = false;
   /// Finalizes a blocking backend's model at the end of a drain.
   std::unique_ptr<worker_thread> finalizer_;
-  std::vector<instance_slot> slots_;
-  std::vector<size_t> idle_;
+  /// The instances: their slots, which are idle, alive and lent.
+  instance_pool pool_;
   /// Puts responses in arrival order; none unless the model asks for it.
   std::optional<response_order> order_;
   std::shared_ptr<runtime::cancel_listener> listener_;
@@ -175,8 +155,6 @@ class model_scheduler : public guarded<scheduler_actor::base> {
   uint64_t timer_at_ = 0;
   uint64_t timer_generation_ = 0;
   size_t pending_inits_ = 0;
-  size_t live_instances_ = 0;
-  size_t lent_ = 0;
   bool loading_ = false;
   bool aborted_ = false;
   bool ready_ = false;

@@ -3,8 +3,6 @@
 
 #include "conch/actors/scheduling/model_scheduler.hpp"
 
-#include <algorithm>
-
 namespace conch::actors {
 
 bool model_scheduler::lending() const {
@@ -12,13 +10,12 @@ bool model_scheduler::lending() const {
 }
 
 void model_scheduler::lend_idle() {
-  if (!lending() || !queue_->empty() || idle_.empty())
+  if (!lending() || !queue_->empty() || pool_.idle().empty())
     return;
   // Model code that may block is lent only with a worker of its own to run
   // on; such an instance stays here otherwise.
   bool blocking = model_->blocking();
-  auto kept = std::remove_if(idle_.begin(), idle_.end(), [&](size_t index) {
-    auto& slot = slots_[index];
+  bool lent = pool_.lend_idle([&](size_t index, const instance_slot& slot) {
     if (blocking && !slot.worker)
       return false;
     // A worker's lessee never touches the model, whose last reference must
@@ -27,35 +24,25 @@ void model_scheduler::lend_idle() {
     if (!slot.worker)
       model = model_;
     spec_.lane->park(index, {std::move(model), slot.instance, slot.context, slot.worker});
-    slot.lent = true;
-    ++lent_;
     return true;
   });
-  if (kept == idle_.end())
-    return;
-  idle_.erase(kept, idle_.end());
-  spec_.lane->want(false);
+  if (lent)
+    spec_.lane->want(false);
 }
 
 void model_scheduler::recall() {
   if (!spec_.lane)
     return;
   spec_.lane->want(true);
-  for (size_t i = 0; i < slots_.size(); ++i) {
-    if (!slots_[i].lent || !spec_.lane->reclaim(i))
-      continue;  // leased ones come back with a credit
-    slots_[i].lent = false;
-    --lent_;
-    idle_.push_back(i);
-  }
+  // Leased ones come back with a credit.
+  pool_.reclaim_lent([&](size_t index) { return spec_.lane->reclaim(index); });
 }
 
 void model_scheduler::on_credit(size_t index, bool crashed) {
-  if (index >= slots_.size() || !slots_[index].lent)
+  if (index >= pool_.size() || !pool_[index].lent)
     return;
-  auto& slot = slots_[index];
-  slot.lent = false;
-  --lent_;
+  auto& slot = pool_[index];
+  pool_.returned(index);
   if (slot.replace_on_return) {
     slot.replace_on_return = false;
     replace_instance(index, slot.down_reason);
@@ -65,7 +52,7 @@ void model_scheduler::on_credit(size_t index, bool crashed) {
     slot.ready = false;
     send_exit(slot.handle, caf::make_error(caf::sec::runtime_error));
   } else {
-    idle_.push_back(index);
+    pool_.make_idle(index);
   }
   dispatch();
   maybe_finish_drain();
@@ -76,10 +63,10 @@ void model_scheduler::retire_lane() {
     return;
   spec_.lane->want(true);
   // A leased instance keeps its binding until its lessee is done with it.
-  for (size_t i = 0; i < slots_.size(); ++i)
-    if (!slots_[i].lent || spec_.lane->reclaim(i))
+  for (size_t i = 0; i < pool_.size(); ++i)
+    if (!pool_[i].lent || spec_.lane->reclaim(i))
       spec_.lane->unbind(i);
-  lent_ = 0;
+  pool_.forget_lent();
 }
 
 } // namespace conch::actors

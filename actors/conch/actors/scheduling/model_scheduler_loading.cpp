@@ -80,34 +80,33 @@ void model_scheduler::on_model_loaded(backend_model_ptr model, status st) {
     return fail_loading(st);
   model_ = std::move(model);
   auto contexts = instance_contexts(*config_);
-  slots_.resize(contexts.size());
+  pool_.resize(contexts.size());
   // A second batch waits on the instance's worker only where no other
   // instance could have run it sooner and no dynamic batcher would have
   // grown it meanwhile.
-  prefetch_ = spec_.allow_detached && model_->blocking() && slots_.size() == 1
+  prefetch_ = spec_.allow_detached && model_->blocking() && pool_.size() == 1
               && !queue_->grows_batches();
   for (size_t i = 0; i < contexts.size(); ++i) {
-    slots_[i].context = contexts[i];
+    pool_[i].context = contexts[i];
     spawn_instance(i);
   }
-  if (slots_.empty())
+  if (pool_.empty())
     fail_loading(runtime::invalid_argument("model '" + spec_.context.name + "' has no instances"));
 }
 
 void model_scheduler::spawn_instance(size_t index) {
-  auto& slot = slots_[index];
+  auto& slot = pool_[index];
   bool decoupled = decoupled_;
   auto max_batch = config_->max_batch_size();
+  model_instance_actor handle;
   if (spec_.allow_detached && model_->blocking())
-    slot.handle = spawn<blocking_instance, caf::monitored>(model_, slot.context, spec_.stats,
-                                                           decoupled, max_batch);
+    handle = spawn<blocking_instance, caf::monitored>(model_, slot.context, spec_.stats,
+                                                      decoupled, max_batch);
   else
-    slot.handle = spawn<instance_actor, caf::monitored>(
-      model_, slot.context, spec_.stats, decoupled, max_batch);
-  slot.ready = false;
-  ++live_instances_;
+    handle = spawn<instance_actor, caf::monitored>(model_, slot.context, spec_.stats, decoupled,
+                                                   max_batch);
+  pool_.started(index, handle);
   ++pending_inits_;
-  auto handle = slot.handle;
   request(handle, caf::infinite, init_atom_v)
     .then(
       [this, index, handle](status& st, instance_ptr& instance) {
@@ -123,7 +122,7 @@ void model_scheduler::spawn_instance(size_t index) {
 void model_scheduler::on_instance_init(size_t index, model_instance_actor handle, status st,
                                        instance_ptr instance) {
   --pending_inits_;
-  auto& slot = slots_[index];
+  auto& slot = pool_[index];
   if (slot.handle != handle)
     return;
   if (!st) {
@@ -138,7 +137,7 @@ void model_scheduler::on_instance_init(size_t index, model_instance_actor handle
   slot.worker = std::dynamic_pointer_cast<worker_instance>(slot.instance);
   if (spec_.readiness && slot.instance)
     spec_.readiness->set(index, slot.instance->readiness());
-  idle_.push_back(index);
+  pool_.make_idle(index);
   queue_->instance_up(index);
   bool loaded = loading_ && pending_inits_ == 0;
   if (loaded) {
@@ -157,7 +156,7 @@ void model_scheduler::fail_loading(status st) {
   loading_ = false;
   if (load_rp_.pending())
     load_rp_.deliver(std::move(st));
-  for (auto& slot : slots_)
+  for (auto& slot : pool_)
     if (slot.handle)
       send_exit(slot.handle, caf::exit_reason::user_shutdown);
   quit();
