@@ -28,6 +28,8 @@ class adapter : public adapter_actor::base {
   adapter(caf::actor_config& cfg, caf::actor pool);
 
   behavior_type make_behavior() override;
+  /// Lets go of its snapshot as it ends (the slots keep the handle).
+  void on_exit() override { table_.reset(); }
 
  private:
   /// Until it is monitored: a strong handle kept would be a cycle.

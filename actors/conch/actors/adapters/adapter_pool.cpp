@@ -22,6 +22,17 @@ adapter_pool_actor::behavior_type adapter_pool::make_behavior() {
   };
 }
 
+void adapter_pool::on_exit() {
+  // What the pool holds goes as it ends, not when its last handle does; a
+  // hand-out still open is answered (CAF 0.17 does not break promises).
+  for (auto& rp : broadcasts_)
+    if (rp->pending())
+      rp->deliver(caf::ok_atom_v);
+  broadcasts_.clear();
+  adapters_.clear();
+  table_.reset();
+}
+
 // Adapters are monitored, not linked: a link would carry a `kill` sent to one
 // adapter up to the pool. The pool ends its adapters itself when it stops.
 void adapter_pool::start_adapter(size_t slot) {

@@ -29,6 +29,7 @@ class adapter_pool : public adapter_pool_actor::base {
                size_t restart_budget);
 
   behavior_type make_behavior() override;
+  void on_exit() override;
 
  private:
   void start_adapter(size_t slot);

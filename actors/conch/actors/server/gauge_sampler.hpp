@@ -24,6 +24,7 @@ class gauge_sampler : public gauge_sampler_actor::base {
                 std::chrono::milliseconds interval);
 
   behavior_type make_behavior() override;
+  void on_exit() override { samplers_.clear(); }
 
  private:
   void schedule();
