@@ -262,6 +262,9 @@ def forget_package(name: str) -> None:
         own = getattr(module, "__name__", None)
         return isinstance(own, str) and own.startswith(prefix) and own != key
 
-    for key, module in list(sys.modules.items()):
+    # A copy taken in one step: building a list item by item allocates, a
+    # garbage collection there can run finalizers, and another thread's
+    # import then changes sys.modules under the iteration.
+    for key, module in sys.modules.copy().items():
         if ours(key, module) and sys.modules.get(key) is module:
             del sys.modules[key]
