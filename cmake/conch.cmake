@@ -23,7 +23,7 @@ endfunction()
 # (test/ and test_support/ folders, *_test_support.hpp).
 function(conch_installed_headers out)
   set(result "")
-  foreach(root IN ITEMS runtime actors transports)
+  foreach(root IN ITEMS runtime services actors transports)
     file(GLOB_RECURSE headers CONFIGURE_DEPENDS RELATIVE ${PROJECT_SOURCE_DIR}/${root}
       ${PROJECT_SOURCE_DIR}/${root}/conch/*.hpp)
     foreach(header IN LISTS headers)

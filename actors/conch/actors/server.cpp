@@ -58,7 +58,7 @@ runtime::result<server> server::start(caf::actor_system& sys, server_options opt
   c->sys = &sys;
   c->options = options;
   c->metrics = std::make_shared<runtime::statistics::metrics_registry>(std::move(*settings));
-  c->traces = std::make_shared<tracer>(options.trace);
+  c->traces = std::make_shared<services::tracer>(options.trace);
   c->slots = std::make_shared<adapter_slots>(options.adapter_count, options.restart_budget);
   c->inprocess->set_max_inflight(options.max_inflight);
   c->inprocess_metrics = std::make_shared<runtime::statistics::connection_metrics>(

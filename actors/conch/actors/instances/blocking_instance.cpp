@@ -57,7 +57,7 @@ blocking_instance::blocking_instance(caf::actor_config& cfg, backend_model_ptr m
     box_(std::make_shared<backend_box>(backend_box{std::move(model), nullptr, false})),
     context_(std::move(context)),
     stats_(std::move(stats)),
-    worker_(std::make_shared<worker_thread>(describe(stats_.get(), context_))),
+    worker_(std::make_shared<services::worker_thread>(describe(stats_.get(), context_))),
     decoupled_(decoupled),
     max_batch_size_(max_batch_size) {}
 

@@ -11,7 +11,7 @@
 #include "conch/actors/messages.hpp"
 #include "conch/actors/scheduling/scheduler_interface.hpp"
 #include "conch/actors/instances/worker_instance.hpp"
-#include "conch/actors/instances/worker_thread.hpp"
+#include "conch/services/worker_thread.hpp"
 #include "conch/runtime/statistics/model_statistics.hpp"
 
 namespace conch::actors {
@@ -69,7 +69,7 @@ class blocking_instance : public blocking_instance_actor::base {
   std::shared_ptr<backend_box> box_;
   runtime::backends::instance_context context_;
   std::shared_ptr<runtime::statistics::model_statistics> stats_;
-  std::shared_ptr<worker_thread> worker_;
+  std::shared_ptr<services::worker_thread> worker_;
   /// The instance as lent to the direct lane, once created.
   std::shared_ptr<worker_instance> lent_;
   caf::response_promise init_rp_;

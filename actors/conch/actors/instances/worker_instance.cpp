@@ -5,7 +5,7 @@
 namespace conch::actors {
 
 worker_instance::worker_instance(std::weak_ptr<runtime::backends::backend_instance> instance,
-                                 std::weak_ptr<worker_thread> worker,
+                                 std::weak_ptr<services::worker_thread> worker,
                                  runtime::backends::instance_context context)
   : instance_(std::move(instance)), worker_(std::move(worker)), context_(std::move(context)) {}
 

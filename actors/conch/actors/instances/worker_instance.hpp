@@ -4,7 +4,7 @@
 #include <memory>
 #include <mutex>
 
-#include "conch/actors/instances/worker_thread.hpp"
+#include "conch/services/worker_thread.hpp"
 #include "conch/runtime/backends/backend.hpp"
 #include "conch/runtime/inference_job.hpp"
 
@@ -33,7 +33,7 @@ class worker_instance final : public runtime::backends::backend_instance,
   using done_fn = std::function<void(bool healthy)>;
 
   worker_instance(std::weak_ptr<runtime::backends::backend_instance> instance,
-                  std::weak_ptr<worker_thread> worker,
+                  std::weak_ptr<services::worker_thread> worker,
                   runtime::backends::instance_context context);
 
   /// Queues `run` for `job` on the worker, then `done`. False when the
@@ -60,7 +60,7 @@ class worker_instance final : public runtime::backends::backend_instance,
 
  private:
   std::weak_ptr<runtime::backends::backend_instance> instance_;
-  std::weak_ptr<worker_thread> worker_;
+  std::weak_ptr<services::worker_thread> worker_;
   runtime::backends::instance_context context_;
   mutable std::mutex mutex_;
   runtime::job_ptr posted_;

@@ -43,7 +43,7 @@ model_repository::model_repository(caf::actor_config& cfg, server_options option
   std::random_device rd;
   override_base_ = fs::temp_directory_path() / ("conch-overrides-" + std::to_string(rd()));
   if (allow_detached_)
-    scanner_ = std::make_unique<worker_thread>("the model repository's scans");
+    scanner_ = std::make_unique<services::worker_thread>("the model repository's scans");
 }
 
 repository_actor::behavior_type model_repository::make_behavior() {

@@ -18,7 +18,7 @@
 #include "conch/actors/repository/repository_interface.hpp"
 #include "conch/actors/repository/repository_messages.hpp"
 #include "conch/actors/repository/repository_prepare.hpp"
-#include "conch/actors/instances/worker_thread.hpp"
+#include "conch/services/worker_thread.hpp"
 #include "conch/actors/server/server_flags.hpp"
 #include "conch/actors/server_options.hpp"
 #include "conch/runtime/backends/registry.hpp"
@@ -176,7 +176,7 @@ class model_repository : public guarded<repository_actor::base> {
   /// The configuration each of them serves, until it is down.
   std::map<caf::actor_addr, std::shared_ptr<const inference::ModelConfig>> scheduler_configs_;
   /// Where off_thread work runs; null in deterministic tests.
-  std::unique_ptr<worker_thread> scanner_;
+  std::unique_ptr<services::worker_thread> scanner_;
   struct continuation {
     std::shared_ptr<std::function<void()>> then;
     std::function<void()> dropped;

@@ -20,7 +20,7 @@
 #include "conch/actors/scheduling/model_readiness.hpp"
 #include "conch/actors/scheduling/response_order.hpp"
 #include "conch/actors/scheduling/scheduler_interface.hpp"
-#include "conch/actors/instances/worker_thread.hpp"
+#include "conch/services/worker_thread.hpp"
 #include "conch/runtime/backends/registry.hpp"
 #include "conch/runtime/batching/job_queue.hpp"
 #include "conch/runtime/response_cache.hpp"
@@ -137,11 +137,11 @@ class model_scheduler : public guarded<scheduler_actor::base> {
   backend_model_ptr model_;
   /// Loads the backend, until it returned (never in deterministic tests,
   /// which load on the test scheduler).
-  std::unique_ptr<worker_thread> loader_;
+  std::unique_ptr<services::worker_thread> loader_;
   /// The backend loaded on a worker: a blocking one is finalized on one too.
   bool loader_used_ = false;
   /// Finalizes a blocking backend's model at the end of a drain.
-  std::unique_ptr<worker_thread> finalizer_;
+  std::unique_ptr<services::worker_thread> finalizer_;
   /// The instances: their slots, which are idle, alive and lent.
   instance_pool pool_;
   /// Puts responses in arrival order; none unless the model asks for it.

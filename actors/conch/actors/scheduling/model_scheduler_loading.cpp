@@ -60,7 +60,7 @@ caf::result<status> model_scheduler::start_loading() {
     // Loading may run model code (a Python initialize) that never returns:
     // it runs on a thread the actor system does not wait for.
     loader_used_ = true;
-    loader_ = std::make_unique<worker_thread>("model '" + spec_.context.name + "' version "
+    loader_ = std::make_unique<services::worker_thread>("model '" + spec_.context.name + "' version "
                                               + std::to_string(spec_.context.version)
                                               + " loader");
     loader_->post(std::move(load));
@@ -175,7 +175,7 @@ void model_scheduler::release_model() {
   finalizer_.reset();
   if (finalize_on_worker()) {
     // Ending without a drain: the finalization runs on, unwaited for.
-    worker_thread finalizer{finalizer_name()};
+    services::worker_thread finalizer{finalizer_name()};
     finalizer.post([model = std::move(model_)]() mutable { model.reset(); });
     finalizer.close();
   }
@@ -200,7 +200,7 @@ bool model_scheduler::finalizing_model() {
   }
   // A blocking backend's model is finalized off the actor system's threads,
   // and the drain answers once that returned.
-  finalizer_ = std::make_unique<worker_thread>(finalizer_name());
+  finalizer_ = std::make_unique<services::worker_thread>(finalizer_name());
   finalizer_->post([model = std::move(model_)]() mutable { model.reset(); });
   caf::actor_addr me = address();
   finalizer_->close([me] {

@@ -15,7 +15,7 @@
 #include "conch/actors/server.hpp"
 #include "conch/actors/server/ask_async.hpp"
 #include "conch/actors/server/server_flags.hpp"
-#include "conch/actors/tracing/tracer.hpp"
+#include "conch/services/tracing/tracer.hpp"
 #include "conch/runtime/statistics/connection_metrics.hpp"
 #include "conch/runtime/statistics/metrics_registry.hpp"
 #include "conch/runtime/shm/region_registry.hpp"
@@ -36,7 +36,7 @@ struct server::core {
   std::shared_ptr<runtime::shm::region_registry> shared_memory
     = std::make_shared<runtime::shm::region_registry>();
   /// The trace settings and the sampling of requests.
-  std::shared_ptr<tracer> traces;
+  std::shared_ptr<services::tracer> traces;
   supervisor_actor supervisor;
   repository_actor repository;
   /// The CPU and GPU gauge sampler; null when there is nothing to sample.

@@ -1,13 +1,13 @@
-#include "conch/actors/tracing/tracer.hpp"
+#include "conch/services/tracing/tracer.hpp"
 
 #include <chrono>
 #include <thread>
 
-#include "conch/actors/tracing/otlp_exporter.hpp"
-#include "conch/actors/tracing/trace_file_writer.hpp"
+#include "conch/services/tracing/otlp_exporter.hpp"
+#include "conch/services/tracing/trace_file_writer.hpp"
 #include "conch/runtime/logging/log.hpp"
 
-namespace conch::actors {
+namespace conch::services {
 
 using runtime::tracing::trace_mode;
 using runtime::tracing::trace_settings;
@@ -200,4 +200,4 @@ void tracer::close() {
     exporter->close();
 }
 
-} // namespace conch::actors
+} // namespace conch::services

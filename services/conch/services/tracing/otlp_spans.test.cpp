@@ -1,11 +1,11 @@
-#include "conch/actors/tracing/otlp_spans.hpp"
+#include "conch/services/tracing/otlp_spans.hpp"
 
 #include <algorithm>
 #include <map>
 
 #include <gtest/gtest.h>
 
-namespace conch::actors {
+namespace conch::services {
 namespace {
 
 using runtime::trace_record;
@@ -116,4 +116,4 @@ TEST(otlp_spans, the_resource_names_the_service) {
 }
 
 } // namespace
-} // namespace conch::actors
+} // namespace conch::services

@@ -8,7 +8,7 @@
 #include "conch/runtime/request_trace.hpp"
 #include "otlp_trace.pb.h"
 
-namespace conch::actors {
+namespace conch::services {
 
 /// The spans of a finished trace and its children, as Triton's
 /// OpenTelemetry mode makes them:
@@ -36,4 +36,4 @@ export_request(const std::vector<std::pair<std::string, std::string>>& resource,
 /// The system clock minus the steady clock, in nanoseconds, now.
 int64_t steady_to_unix_offset_ns();
 
-} // namespace conch::actors
+} // namespace conch::services

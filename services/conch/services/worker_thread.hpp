@@ -5,7 +5,7 @@
 #include <string>
 #include <thread>
 
-namespace conch::actors {
+namespace conch::services {
 
 /// A thread of Conch's own that runs blocking model code (loading a backend,
 /// creating an instance, executing batches, finalizing) one task at a time,
@@ -57,4 +57,4 @@ class worker_thread {
   std::thread thread_;
 };
 
-} // namespace conch::actors
+} // namespace conch::services

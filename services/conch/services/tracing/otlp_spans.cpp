@@ -1,11 +1,11 @@
-#include "conch/actors/tracing/otlp_spans.hpp"
+#include "conch/services/tracing/otlp_spans.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <random>
 
-namespace conch::actors {
+namespace conch::services {
 
 namespace {
 
@@ -178,4 +178,4 @@ int64_t steady_to_unix_offset_ns() {
   return static_cast<int64_t>(system - steady);
 }
 
-} // namespace conch::actors
+} // namespace conch::services

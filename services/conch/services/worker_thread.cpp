@@ -1,4 +1,4 @@
-#include "conch/actors/instances/worker_thread.hpp"
+#include "conch/services/worker_thread.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -11,7 +11,7 @@
 #include "conch/runtime/thread_role.hpp"
 #include "conch/runtime/statistics/abandoned_threads.hpp"
 
-namespace conch::actors {
+namespace conch::services {
 
 using runtime::statistics::abandoned_threads;
 
@@ -162,4 +162,4 @@ void worker_thread::run(std::shared_ptr<state> s) {
     on_exit();
 }
 
-} // namespace conch::actors
+} // namespace conch::services

@@ -1,4 +1,4 @@
-#include "conch/actors/tracing/tracer.hpp"
+#include "conch/services/tracing/tracer.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -9,10 +9,10 @@
 
 #include <gtest/gtest.h>
 
-#include "conch/actors/tracing/http_post.hpp"
-#include "conch/actors/tracing/trace_file_writer.hpp"
+#include "conch/services/tracing/http_post.hpp"
+#include "conch/services/tracing/trace_file_writer.hpp"
 
-namespace conch::actors {
+namespace conch::services {
 namespace {
 
 namespace fs = std::filesystem;
@@ -209,4 +209,4 @@ TEST(http_post, a_refused_connection_fails_at_once) {
 }
 
 } // namespace
-} // namespace conch::actors
+} // namespace conch::services

@@ -11,7 +11,7 @@
 #include "conch/runtime/result.hpp"
 #include "conch/runtime/tracing/trace_settings.hpp"
 
-namespace conch::actors {
+namespace conch::services {
 
 class trace_file_writer;
 class otlp_exporter;
@@ -89,4 +89,4 @@ class tracer {
   bool closed_ = false;
 };
 
-} // namespace conch::actors
+} // namespace conch::services

@@ -1,11 +1,11 @@
-#include "conch/actors/tracing/otlp_exporter.hpp"
+#include "conch/services/tracing/otlp_exporter.hpp"
 
 #include <algorithm>
 
-#include "conch/actors/tracing/otlp_spans.hpp"
+#include "conch/services/tracing/otlp_spans.hpp"
 #include "conch/runtime/logging/log.hpp"
 
-namespace conch::actors {
+namespace conch::services {
 
 namespace {
 
@@ -123,4 +123,4 @@ bool otlp_exporter::export_batch(std::deque<runtime::trace_record>&& batch) {
   return true;
 }
 
-} // namespace conch::actors
+} // namespace conch::services

@@ -1,4 +1,4 @@
-#include "conch/actors/instances/worker_thread.hpp"
+#include "conch/services/worker_thread.hpp"
 
 #include <chrono>
 #include <future>
@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-namespace conch::actors {
+namespace conch::services {
 namespace {
 
 using namespace std::chrono_literals;
@@ -90,4 +90,4 @@ TEST(worker_thread, abandon_gives_up_on_a_task_that_does_not_return) {
 }
 
 } // namespace
-} // namespace conch::actors
+} // namespace conch::services

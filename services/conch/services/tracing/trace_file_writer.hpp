@@ -14,7 +14,7 @@
 
 #include "conch/runtime/request_trace.hpp"
 
-namespace conch::actors {
+namespace conch::services {
 
 class trace_stream;
 
@@ -121,4 +121,4 @@ class trace_stream final : public runtime::trace_sink,
   int64_t arrived_ = 0;
 };
 
-} // namespace conch::actors
+} // namespace conch::services

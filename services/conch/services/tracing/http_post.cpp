@@ -1,4 +1,4 @@
-#include "conch/actors/tracing/http_post.hpp"
+#include "conch/services/tracing/http_post.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-namespace conch::actors {
+namespace conch::services {
 
 namespace {
 
@@ -149,4 +149,4 @@ runtime::status http_post(const http_endpoint& to, const std::string& content_ty
   return runtime::status::ok();
 }
 
-} // namespace conch::actors
+} // namespace conch::services

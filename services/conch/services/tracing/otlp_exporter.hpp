@@ -8,11 +8,11 @@
 #include <mutex>
 #include <thread>
 
-#include "conch/actors/tracing/http_post.hpp"
+#include "conch/services/tracing/http_post.hpp"
 #include "conch/runtime/request_trace.hpp"
 #include "conch/runtime/tracing/trace_settings.hpp"
 
-namespace conch::actors {
+namespace conch::services {
 
 /// The sink of OpenTelemetry-mode traces: turns each finished trace into
 /// spans (otlp_spans.hpp) and exports them by OTLP over HTTP (protobuf) to
@@ -65,4 +65,4 @@ class otlp_exporter final : public runtime::trace_sink {
   std::thread thread_;
 };
 
-} // namespace conch::actors
+} // namespace conch::services

@@ -5,7 +5,7 @@
 
 #include "conch/runtime/result.hpp"
 
-namespace conch::actors {
+namespace conch::services {
 
 /// Where an HTTP POST goes: from "http://host:port/path", or without the
 /// scheme ("localhost:4318/v1/traces", as Triton's settings allow).
@@ -27,4 +27,4 @@ runtime::result<http_endpoint> parse_http_url(const std::string& url);
 runtime::status http_post(const http_endpoint& to, const std::string& content_type,
                           const std::string& body, std::chrono::milliseconds timeout);
 
-} // namespace conch::actors
+} // namespace conch::services

@@ -1,4 +1,4 @@
-#include "conch/actors/tracing/trace_file_writer.hpp"
+#include "conch/services/tracing/trace_file_writer.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -7,7 +7,7 @@
 #include "conch/runtime/logging/log.hpp"
 #include "conch/runtime/tracing/trace_json.hpp"
 
-namespace conch::actors {
+namespace conch::services {
 
 // -- trace_stream ---------------------------------------------------------------
 
@@ -207,4 +207,4 @@ void trace_file_writer::write_indexed(const std::vector<std::string>& traces) {
   std::fclose(f);
 }
 
-} // namespace conch::actors
+} // namespace conch::services
