@@ -50,7 +50,8 @@ model_scheduler::model_scheduler(caf::actor_config& cfg, scheduler_spec spec)
   : guarded(cfg, role_of(spec)),
     spec_(std::move(spec)),
     config_(spec_.context.config),
-    queue_(make_queue(spec_, queue_error_)) {
+    queue_(make_queue(spec_, queue_error_)),
+    loader_("model '" + spec_.context.name + "' version " + std::to_string(spec_.context.version)) {
   decoupled_ = answers_after_execute(*config_);
 }
 
@@ -111,7 +112,7 @@ model_scheduler::behavior_type model_scheduler::make_behavior() {
     [this](abort_atom) {
       // Parked instances come back first: only a lease that runs is stuck.
       recall();
-      bool stuck = loading_ || pool_.lent() > 0 || pool_.any_running();
+      bool stuck = phase_.loading() || pool_.lent() > 0 || pool_.any_running();
       abort_all();
       return stuck;
     },
@@ -119,7 +120,7 @@ model_scheduler::behavior_type model_scheduler::make_behavior() {
     [this](drain_atom) { maybe_finish_drain(); },
     // The model's finalizer returned (finalizing_model).
     [this](stopped_atom) {
-      finalizer_.reset();
+      loader_.finalized();
       maybe_finish_drain();
     },
   };
@@ -157,7 +158,7 @@ uint64_t model_scheduler::now() const {
 // -- request path ---------------------------------------------------------------
 
 void model_scheduler::admit(runtime::job_ptr job) {
-  if (!ready_ || draining_) {
+  if (!phase_.serving()) {
     job->fail(runtime::unavailable("'" + spec_.context.name + "' version "
                                    + std::to_string(spec_.context.version)
                                    + " is not at ready state"),
@@ -260,7 +261,7 @@ void model_scheduler::requeue(runtime::backends::batch& jobs, const std::string&
     if (job->completed())
       continue;
     // Without an instance to come, a drain would wait for it in vain.
-    auto st = draining_ ? runtime::internal_error("model instance '" + instance + "' crashed")
+    auto st = phase_.stopping() ? runtime::internal_error("model instance '" + instance + "' crashed")
                         : queue_->return_to_front(job, now());
     if (!st) {
       job->fail(std::move(st), failure_kind::backend);
@@ -282,7 +283,7 @@ model_scheduler::reschedule(const runtime::backends::batch& jobs) {
       job->fail(runtime::cancelled("request cancelled"), failure_kind::cancelled);
       continue;
     }
-    if (aborted_) {
+    if (phase_.aborted()) {
       job->fail(runtime::unavailable("Exit timeout expired: request abandoned"),
                 failure_kind::other);
       continue;
@@ -353,7 +354,7 @@ void model_scheduler::arm_timer(uint64_t wake_at) {
 
 caf::result<status> model_scheduler::begin_drain() {
   // Everyone who asks is answered when the drain is complete.
-  draining_ = true;
+  phase_.drain();
   recall();
   // Sequences that only wait for their next request free their slots, so
   // the backlog behind them runs rather than waits for their idle timeout.
@@ -370,7 +371,7 @@ void model_scheduler::abort_all() {
   for (auto& slot : pool_)
     if (slot.handle)
       send(slot.handle, abort_atom_v);
-  if (loading_) {
+  if (phase_.loading()) {
     // Past the exit timeout while loading: the load is given up on.
     release_model();
     return fail_loading(runtime::unavailable("Exit timeout expired: model '"
@@ -393,20 +394,19 @@ void model_scheduler::abort_all() {
         job->cancel();
   }
   late_->cancel_all();
-  aborted_ = true;
-  draining_ = true;
+  phase_.abort();
   recall();
   maybe_finish_drain();
 }
 
 void model_scheduler::maybe_finish_drain() {
-  if (!draining_ || !queue_->empty() || loading_ || pool_.lent() > 0)
+  if (!phase_.stopping() || !queue_->empty() || phase_.loading() || pool_.lent() > 0)
     return;
   for (auto& slot : pool_)
     if (slot.running || (slot.handle && !slot.ready))
       return;
   // A job answered after its batch wakes this actor when it completes.
-  if (!aborted_ && late_->pending())
+  if (!phase_.aborted() && late_->pending())
     return;
   if (pool_.alive() == 0) {
     if (finalizing_model())
@@ -458,7 +458,7 @@ void model_scheduler::on_instance_down(const caf::down_msg& msg) {
   }
   if (slot.lent) {
     bool leased = !spec_.lane->reclaim(index);
-    if (leased && !(aborted_ && slot.worker)) {
+    if (leased && !(phase_.aborted() && slot.worker)) {
       // A submitting thread runs the instance right now; its replacement
       // starts when the lease ends (on_credit).
       slot.replace_on_return = true;
@@ -487,7 +487,7 @@ void model_scheduler::replace_instance(size_t index, const caf::error& reason) {
   slot.worker.reset();
   if (spec_.lane)
     spec_.lane->unbind(index);
-  bool expected = draining_ || reason == caf::exit_reason::user_shutdown;
+  bool expected = phase_.stopping() || reason == caf::exit_reason::user_shutdown;
   if (expected) {
     maybe_finish_drain();
     return;
@@ -500,7 +500,7 @@ void model_scheduler::replace_instance(size_t index, const caf::error& reason) {
   }
   CONCH_LOG_ERROR << "model instance '" << slot.context.name << "' stopped unexpectedly ("
                   << to_string(reason) << ") and has no restarts left";
-  if (pool_.alive() == 0 && !loading_) {
+  if (pool_.alive() == 0 && !phase_.loading()) {
     fail_queued(runtime::unavailable("model '" + spec_.context.name
                                      + "' is unavailable: its instances failed repeatedly"),
                 failure_kind::other, true);

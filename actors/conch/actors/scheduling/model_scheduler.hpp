@@ -12,6 +12,8 @@
 
 #include "conch/actors/scheduling/direct_lane.hpp"
 #include "conch/actors/scheduling/instance_pool.hpp"
+#include "conch/actors/scheduling/model_loader.hpp"
+#include "conch/actors/scheduling/scheduler_phase.hpp"
 #include "conch/actors/scheduling/scheduler_hooks.hpp"
 #include "conch/actors/supervision/guarded_actor.hpp"
 #include "conch/actors/instances/instance_interface.hpp"
@@ -20,7 +22,6 @@
 #include "conch/actors/scheduling/model_readiness.hpp"
 #include "conch/actors/scheduling/response_order.hpp"
 #include "conch/actors/scheduling/scheduler_interface.hpp"
-#include "conch/services/worker_thread.hpp"
 #include "conch/runtime/backends/registry.hpp"
 #include "conch/runtime/batching/job_queue.hpp"
 #include "conch/runtime/response_cache.hpp"
@@ -80,10 +81,9 @@ class model_scheduler : public guarded<scheduler_actor::base> {
   void on_instance_init(size_t index, model_instance_actor handle, runtime::status st,
                         instance_ptr instance);
   void fail_loading(runtime::status st);
+  /// Ending without a drain: lets go of the model (model_loader::release).
   void release_model();
-  bool finalize_on_worker() const;
-  std::string finalizer_name() const;
-  /// At the end of a drain: true while the model is finalized on a worker.
+  /// At the end of a drain: true while the model is finalized on a thread.
   bool finalizing_model();
 
   // -- request path ----------------------------------------------------------
@@ -135,13 +135,11 @@ class model_scheduler : public guarded<scheduler_actor::base> {
   /// file); the load fails with it.
   runtime::status queue_error_;
   backend_model_ptr model_;
-  /// Loads the backend, until it returned (never in deterministic tests,
-  /// which load on the test scheduler).
-  std::unique_ptr<services::worker_thread> loader_;
-  /// The backend loaded on a worker: a blocking one is finalized on one too.
-  bool loader_used_ = false;
-  /// Finalizes a blocking backend's model at the end of a drain.
-  std::unique_ptr<services::worker_thread> finalizer_;
+  /// The threads the backend is loaded and finalized on (deterministic
+  /// tests load on the test scheduler instead).
+  model_loader loader_;
+  /// Its load and its stop.
+  scheduler_phase phase_;
   /// The instances: their slots, which are idle, alive and lent.
   instance_pool pool_;
   /// Puts responses in arrival order; none unless the model asks for it.
@@ -155,11 +153,9 @@ class model_scheduler : public guarded<scheduler_actor::base> {
   uint64_t timer_at_ = 0;
   uint64_t timer_generation_ = 0;
   size_t pending_inits_ = 0;
-  bool loading_ = false;
-  bool aborted_ = false;
-  bool ready_ = false;
-  bool draining_ = false;
+  /// The model answers after its execute returns (decoupled).
   bool decoupled_ = false;
+  /// A blocking model's one instance is handed its next batch early.
   bool prefetch_ = false;
 };
 

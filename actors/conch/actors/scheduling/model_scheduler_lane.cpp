@@ -6,7 +6,7 @@
 namespace conch::actors {
 
 bool model_scheduler::lending() const {
-  return spec_.lane && model_ && ready_ && !draining_ && !aborted_;
+  return spec_.lane && model_ && phase_.serving();
 }
 
 void model_scheduler::lend_idle() {

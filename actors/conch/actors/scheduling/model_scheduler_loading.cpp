@@ -18,11 +18,10 @@ using runtime::status;
 // -- loading ------------------------------------------------------------------
 
 caf::result<status> model_scheduler::start_loading() {
-  if (loading_ || ready_)
-    return runtime::already_exists("model scheduler already loaded");
   if (!queue_error_)
     return queue_error_;
-  loading_ = true;
+  if (!phase_.begin_load())
+    return runtime::already_exists("model scheduler already loaded");
   load_rp_ = make_response_promise();
   caf::actor_addr me = address();
   auto load = [me, factory = spec_.factory, context = spec_.context] {
@@ -59,11 +58,7 @@ caf::result<status> model_scheduler::start_loading() {
   if (spec_.allow_detached) {
     // Loading may run model code (a Python initialize) that never returns:
     // it runs on a thread the actor system does not wait for.
-    loader_used_ = true;
-    loader_ = std::make_unique<services::worker_thread>("model '" + spec_.context.name + "' version "
-                                              + std::to_string(spec_.context.version)
-                                              + " loader");
-    loader_->post(std::move(load));
+    loader_.load_on_thread(std::move(load));
   } else {
     system().spawn([load](caf::event_based_actor*) { load(); });
   }
@@ -71,11 +66,7 @@ caf::result<status> model_scheduler::start_loading() {
 }
 
 void model_scheduler::on_model_loaded(backend_model_ptr model, status st) {
-  if (loader_) {
-    // Its one task has returned: the loader ends by itself.
-    loader_->close();
-    loader_.reset();
-  }
+  loader_.loaded();
   if (!st)
     return fail_loading(st);
   model_ = std::move(model);
@@ -126,7 +117,7 @@ void model_scheduler::on_instance_init(size_t index, model_instance_actor handle
   if (slot.handle != handle)
     return;
   if (!st) {
-    if (loading_)
+    if (phase_.loading())
       return fail_loading(st.with_prefix("instance '" + slot.context.name + "': "));
     // A restarted instance that cannot come back counts as one more crash.
     send_exit(slot.handle, caf::make_error(caf::sec::runtime_error));
@@ -139,11 +130,9 @@ void model_scheduler::on_instance_init(size_t index, model_instance_actor handle
     spec_.readiness->set(index, slot.instance->readiness());
   pool_.make_idle(index);
   queue_->instance_up(index);
-  bool loaded = loading_ && pending_inits_ == 0;
-  if (loaded) {
-    loading_ = false;
-    ready_ = true;
-  }
+  bool loaded = phase_.loading() && pending_inits_ == 0;
+  if (loaded)
+    phase_.load_succeeded();
   // Idle instances are lent before the load is answered, so a request sent
   // once the model is READY finds them.
   dispatch();
@@ -153,7 +142,7 @@ void model_scheduler::on_instance_init(size_t index, model_instance_actor handle
 }
 
 void model_scheduler::fail_loading(status st) {
-  loading_ = false;
+  phase_.load_failed();
   if (load_rp_.pending())
     load_rp_.deliver(std::move(st));
   for (auto& slot : pool_)
@@ -165,49 +154,17 @@ void model_scheduler::fail_loading(status st) {
 // -- finalizing ----------------------------------------------------------------
 
 void model_scheduler::release_model() {
-  // Still here, the loader has not returned (on_model_loaded lets it go):
-  // it is given up on; so is a finalization that has not returned.
-  if (loader_)
-    loader_->abandon();
-  loader_.reset();
-  if (finalizer_ && finalizer_->busy())
-    finalizer_->abandon();
-  finalizer_.reset();
-  if (finalize_on_worker()) {
-    // Ending without a drain: the finalization runs on, unwaited for.
-    services::worker_thread finalizer{finalizer_name()};
-    finalizer.post([model = std::move(model_)]() mutable { model.reset(); });
-    finalizer.close();
-  }
-  model_.reset();
-}
-
-bool model_scheduler::finalize_on_worker() const {
-  return model_ && loader_used_ && model_->blocking();
-}
-
-std::string model_scheduler::finalizer_name() const {
-  return "model '" + spec_.context.name + "' version " + std::to_string(spec_.context.version)
-         + " finalizer";
+  loader_.release(model_);
 }
 
 bool model_scheduler::finalizing_model() {
-  if (finalizer_)
-    return true; // its stopped_atom comes back to maybe_finish_drain
-  if (!finalize_on_worker()) {
-    model_.reset();
-    return false;
-  }
   // A blocking backend's model is finalized off the actor system's threads,
-  // and the drain answers once that returned.
-  finalizer_ = std::make_unique<services::worker_thread>(finalizer_name());
-  finalizer_->post([model = std::move(model_)]() mutable { model.reset(); });
+  // and the drain answers once that returned (stopped_atom).
   caf::actor_addr me = address();
-  finalizer_->close([me] {
+  return loader_.finalize(model_, [me] {
     if (auto self = caf::actor_cast<scheduler_actor>(me))
       caf::anon_send(self, stopped_atom_v);
   });
-  return true;
 }
 
 } // namespace conch::actors
