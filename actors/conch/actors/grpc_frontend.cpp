@@ -32,18 +32,9 @@ runtime::result<transports::grpc::server_options> server_options_of(const grpc_o
       return runtime::invalid_argument(std::string{name} + " must be >= 0, got "
                                        + std::to_string(value));
   transports::grpc::server_options s;
-  s.address = o.address;
-  s.port = static_cast<uint16_t>(o.port);
-  s.reuse_port = o.reuse_port;
-  s.tls = {o.use_ssl, o.server_cert, o.server_key, o.root_cert, o.use_mutual_auth};
-  s.keepalive = {o.keepalive_time_ms,
-                 o.keepalive_timeout_ms,
-                 o.keepalive_permit_without_calls,
-                 o.http2_max_pings_without_data,
-                 o.http2_min_recv_ping_interval_without_data_ms,
-                 o.http2_max_ping_strikes,
-                 o.max_connection_age_ms,
-                 o.max_connection_age_grace_ms};
+  static_cast<transports::grpc::listener_options&>(s) = o;
+  s.tls = o;
+  s.keepalive = o;
   s.infer_compression_level = o.infer_compression_level;
   s.forward_header_pattern = o.forward_header_pattern;
   if (o.max_inflight < 0)

@@ -5,58 +5,23 @@
 #include <vector>
 
 #include "conch/actors/feature_group.hpp"
+#include "conch/transports/grpc/keepalive_options.hpp"
+#include "conch/transports/grpc/listener_options.hpp"
+#include "conch/transports/grpc/tls_options.hpp"
 
 namespace conch::actors {
 
 /// Options of the KServe gRPC frontend; the fields share their names and
 /// defaults with Python's KServeGrpc.Options (and so with upstream
-/// tritonfrontend). start() checks them.
-struct grpc_options {
-  /// The address to listen on (an IPv4 or IPv6 literal, or a host name).
-  std::string address = "0.0.0.0";
-  /// The TCP port, 0 to 65535; 0 picks a free one (see grpc_frontend::port).
-  int port = 8001;
-  /// Let other sockets bind the same port (SO_REUSEPORT); off by default,
-  /// so that a port in use fails the start.
-  bool reuse_port = false;
-
-  // -- TLS -------------------------------------------------------------------
-
-  /// Serve TLS with server_cert and server_key; the TLS fields below are
-  /// ignored without it.
-  bool use_ssl = false;
-  /// The server's certificate chain, a PEM file read at start.
-  std::string server_cert;
-  /// The private key of server_cert, a PEM file read at start.
-  std::string server_key;
-  /// The CA certificates that client certificates must chain to, a PEM
-  /// file; required with use_mutual_auth.
-  std::string root_cert;
-  /// Mutual TLS: every client must present a certificate that root_cert
-  /// verifies (GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY).
-  bool use_mutual_auth = false;
-
-  // -- keepalive and HTTP/2 pings (gRPC channel arguments, all >= 0) ---------
-
-  /// Milliseconds between keepalive pings on an idle transport.
-  int keepalive_time_ms = 7'200'000;
-  /// Milliseconds to wait for a keepalive ping's acknowledgement.
-  int keepalive_timeout_ms = 20'000;
-  /// Send keepalive pings even without calls in flight.
-  bool keepalive_permit_without_calls = false;
-  /// Pings the server may send without data in between; 0: no limit.
-  int http2_max_pings_without_data = 2;
-  /// The shortest interval of a client's pings without data that does not
-  /// count as a strike.
-  int http2_min_recv_ping_interval_without_data_ms = 300'000;
-  /// Strikes before the server closes the connection; 0: no limit.
-  int http2_max_ping_strikes = 2;
-  /// Milliseconds after which a connection is closed gracefully; 0: never.
-  int max_connection_age_ms = 0;
-  /// Milliseconds that calls may still run on a connection closed for its
-  /// age; 0: no limit.
-  int max_connection_age_grace_ms = 0;
-
+/// tritonfrontend). Where it listens, its TLS and its keepalive and HTTP/2
+/// ping settings are the transport's (transports::grpc::listener_options,
+/// tls_options, keepalive_options: address, port, reuse_port; use_ssl,
+/// server_cert, server_key, root_cert, use_mutual_auth; keepalive_time_ms
+/// and the other channel arguments, all >= 0), written once there. start()
+/// checks them.
+struct grpc_options : transports::grpc::listener_options,
+                      transports::grpc::tls_options,
+                      transports::grpc::keepalive_options {
   // -- inference calls -------------------------------------------------------
 
   /// The compression level of ModelInfer and ModelStreamInfer responses:

@@ -14,13 +14,7 @@ namespace {
 
 transports::http::server_options transport_options(const http_options& o) {
   transports::http::server_options t;
-  t.address = o.address;
-  t.port = static_cast<uint16_t>(o.port);
-  t.thread_count = o.thread_count;
-  t.reuse_port = o.reuse_port;
-  t.max_input_size = o.max_input_size;
-  t.max_header_size = o.max_header_size;
-  t.policy = o.policy;
+  static_cast<transports::http::listener_options&>(t) = o;
   return t;
 }
 

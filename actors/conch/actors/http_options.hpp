@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "conch/actors/feature_group.hpp"
-#include "conch/transports/http/connection_policy.hpp"
+#include "conch/transports/http/listener_options.hpp"
 
 namespace conch::actors {
 
@@ -14,18 +14,14 @@ namespace conch::actors {
 /// carry header `key` with value `value`.
 using http_feature_group = feature_group;
 
-/// Options of the KServe HTTP frontend. The fields up to
-/// header_forward_pattern equal Python's KServeHttp.Options; the others are
-/// Conch's additions.
-struct http_options {
-  /// The address to listen on (an IPv4 or IPv6 literal).
-  std::string address = "0.0.0.0";
-  /// The TCP port, 0 to 65535; 0 picks a free one (see http_frontend::port).
-  int port = 8000;
-  /// Give each loop thread its own listening socket with SO_REUSEPORT.
-  bool reuse_port = false;
-  /// The number of libuv loop threads; at least 1.
-  int thread_count = 8;
+/// Options of the KServe HTTP frontend: how it listens and what it accepts
+/// (transports::http::listener_options: address, port, reuse_port,
+/// thread_count, max_input_size, max_header_size and the connection policy,
+/// written once there), and what the KServe and cloud routes serve. The
+/// fields Python's KServeHttp.Options has (address, port, reuse_port,
+/// thread_count, header_forward_pattern, restricted_features) carry its
+/// names; the others are Conch's additions.
+struct http_options : transports::http::listener_options {
   /// A regular expression; request headers whose names match become string
   /// parameters of inference requests. Empty: none.
   std::string header_forward_pattern;
@@ -42,13 +38,6 @@ struct http_options {
   /// Conch: requests waiting on the server (inference, repository changes)
   /// at most in flight; beyond it they get 503 at once. 0: no limit.
   int64_t max_inflight = 4096;
-  /// Conch: the largest request body in bytes, before and after
-  /// decompression (400 beyond it).
-  size_t max_input_size = 64 * 1024 * 1024;
-  /// Conch: the largest request line plus headers in bytes (431 beyond).
-  size_t max_header_size = 64 * 1024;
-  /// Conch: the timeouts and caps each connection is held to.
-  transports::http::connection_policy policy;
   /// Serve Amazon SageMaker's hosting contract (/ping, /invocations) instead
   /// of the KServe paths, over the same routes (sagemaker_handler.hpp).
   bool sagemaker = false;
@@ -71,23 +60,18 @@ struct http_options {
   std::string vertex_ai_predict_route;
 };
 
-/// Every option of `o` by its name, the connection policy's fields among
-/// them: `visit(name, field)` for each. The Python binding builds the
-/// options from keyword arguments of these names and gives Python the
-/// defaults from here, so each default is written once, in this header.
+/// Every option of `o` by its name, the listener's and the connection
+/// policy's among them: `visit(name, field)` for each. The Python binding
+/// builds the options from keyword arguments of these names and gives
+/// Python the defaults from here, so each default is written once, in this
+/// header or the listener's.
 template <class Visit>
 void for_each_option(http_options& o, Visit&& visit) {
-  visit("address", o.address);
-  visit("port", o.port);
-  visit("reuse_port", o.reuse_port);
-  visit("thread_count", o.thread_count);
+  for_each_option(static_cast<transports::http::listener_options&>(o), visit);
   visit("header_forward_pattern", o.header_forward_pattern);
   visit("restricted_features", o.restricted_features);
   visit("allow_client_shm", o.allow_client_shm);
   visit("max_inflight", o.max_inflight);
-  visit("max_input_size", o.max_input_size);
-  visit("max_header_size", o.max_header_size);
-  for_each_option(o.policy, visit);
   visit("sagemaker", o.sagemaker);
   visit("sagemaker_default_model", o.sagemaker_default_model);
   visit("sagemaker_ping_mode", o.sagemaker_ping_mode);

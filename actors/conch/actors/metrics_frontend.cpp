@@ -9,7 +9,7 @@ namespace {
 transports::http::server_options transport_options(const metrics_options& o) {
   transports::http::server_options t;
   t.address = o.address;
-  t.port = static_cast<uint16_t>(o.port);
+  t.port = o.port;
   t.thread_count = o.thread_count;
   // A scrape has no body worth the name; refuse big ones early.
   t.max_input_size = 64 * 1024;

@@ -19,19 +19,14 @@
 #include "conch/transports/grpc/inflight_calls.hpp"
 #include "conch/runtime/statistics/connection_stats.hpp"
 #include "conch/transports/grpc/keepalive.hpp"
+#include "conch/transports/grpc/listener_options.hpp"
 #include "conch/transports/protocol/restrictions.hpp"
 #include "conch/transports/grpc/tls_credentials.hpp"
 
 namespace conch::transports::grpc {
 
-/// What the gRPC server listens on.
-struct server_options {
-  /// An IPv4 or IPv6 literal, or a host name.
-  std::string address = "0.0.0.0";
-  /// The TCP port; 0 picks a free one.
-  uint16_t port = 8001;
-  /// SO_REUSEPORT on the listening socket.
-  bool reuse_port = false;
+/// What the gRPC server listens on (listener_options) and how it serves.
+struct server_options : listener_options {
   /// TLS (and mutual TLS) of the listening port; plaintext by default.
   tls_options tls;
   /// Keepalive, HTTP/2 ping and connection age channel arguments.

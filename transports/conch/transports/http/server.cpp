@@ -93,7 +93,7 @@ runtime::status server::open_loops(std::vector<std::shared_ptr<loop>>& loops) {
   CONCH_RUNTIME_RETURN_IF_ERROR(check(options_));
   if (handler_ == nullptr)
     return runtime::invalid_argument("the HTTP transport needs a handler");
-  auto addr = resolve_address(options_.address, options_.port);
+  auto addr = resolve_address(options_.address, static_cast<uint16_t>(options_.port));
   if (!addr)
     return addr.error();
   auto shared = std::make_shared<loop_shared>();

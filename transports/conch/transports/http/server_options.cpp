@@ -10,6 +10,9 @@ size_t body_limit(const server_options& o) noexcept {
 }
 
 runtime::status check(const server_options& o) {
+  if (o.port < 0 || o.port > 65535)
+    return runtime::invalid_argument("port must be between 0 and 65535, got "
+                                     + std::to_string(o.port));
   if (o.thread_count < 1)
     return runtime::invalid_argument("thread_count must be at least 1");
   struct timeout {
