@@ -16,6 +16,7 @@ import tempfile
 import time
 from typing import TYPE_CHECKING, Optional, Sequence
 
+from . import _conch
 from ._allocator import CHOICES as _ALLOCATORS
 from ._allocator import AllocatorError, active_allocator, exec_with_allocator
 from ._enums import LogFormat, ModelControlMode
@@ -30,6 +31,12 @@ __all__ = ["add_serve_arguments", "serve"]
 
 _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off"}
+
+#: The frontends' option defaults, as the native options define them; the
+#: command line's defaults are these.
+_HTTP = _conch.HttpFrontend.defaults()
+_GRPC = _conch.GrpcFrontend.defaults()
+_METRICS = _conch.MetricsFrontend.defaults()
 
 
 def _bool(text: str) -> bool:
@@ -180,17 +187,18 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     http = parser.add_argument_group("KServe HTTP frontend")
     _flag(http, "--allow-http", not prediction,
           "serve KServe v2 over HTTP (default: true, false when AIP_MODE=PREDICTION)")
-    http.add_argument("--http-address", default="0.0.0.0", metavar="ADDR",
-                      help="the address to listen on (default: 0.0.0.0)")
-    http.add_argument("--http-port", type=_port, default=8000, metavar="PORT",
-                      help="the port; 0 picks a free one (default: 8000)")
-    http.add_argument("--http-thread-count", type=int, default=8, metavar="N",
-                      help="threads serving HTTP connections (default: 8)")
-    http.add_argument("--http-max-input-size", type=_positive, default=64 * 1024 * 1024,
+    http.add_argument("--http-address", default=_HTTP["address"], metavar="ADDR",
+                      help=f"the address to listen on (default: {_HTTP['address']})")
+    http.add_argument("--http-port", type=_port, default=_HTTP["port"], metavar="PORT",
+                      help=f"the port; 0 picks a free one (default: {_HTTP['port']})")
+    http.add_argument("--http-thread-count", type=int, default=_HTTP["thread_count"],
+                      metavar="N",
+                      help=f"threads serving HTTP connections (default: {_HTTP['thread_count']})")
+    http.add_argument("--http-max-input-size", type=_positive, default=_HTTP["max_input_size"],
                       metavar="BYTES",
                       help="the largest request body, before and after decompression, on the "
                            "HTTP frontends (KServe, SageMaker, Vertex AI); larger ones get 400 "
-                           "(default: 67108864, 64 MiB)")
+                           f"(default: {_HTTP['max_input_size']})")
     http.add_argument("--http-header-forward-pattern", default="", metavar="REGEX",
                       help="request headers whose names match (RE2, anywhere in the name, "
                            "any case) become inference request parameters (default: none)")
@@ -203,31 +211,34 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     policy = parser.add_argument_group(
         "HTTP connection policy", "what one client may hold of the KServe HTTP and the metrics "
         "frontends, and for how long (0 disables a timeout or cap)")
-    for name, default, what in (
-            ("header-timeout", 30.0, "a request's headers must arrive within"),
-            ("body-timeout", 60.0, "a request body may pause between reads at most"),
-            ("keepalive-timeout", 75.0, "an idle connection stays open between requests"),
-            ("write-timeout", 60.0, "a write may wait for a client that does not read"),
-            ("drain-timeout", 5.0, "a stop waits for clients still sending or reading")):
-        policy.add_argument(f"--http-{name}", type=_seconds, default=default, metavar="SECONDS",
-                            help=f"seconds {what} (default: {default:g})")
-    policy.add_argument("--http-max-connections", type=_count, default=4096, metavar="N",
+    for name, what in (
+            ("header_timeout", "a request's headers must arrive within"),
+            ("body_timeout", "a request body may pause between reads at most"),
+            ("keepalive_timeout", "an idle connection stays open between requests"),
+            ("write_timeout", "a write may wait for a client that does not read"),
+            ("drain_timeout", "a stop waits for clients still sending or reading")):
+        default = _HTTP[name]
+        policy.add_argument("--http-" + name.replace("_", "-"), type=_seconds, default=default,
+                            metavar="SECONDS", help=f"seconds {what} (default: {default:g})")
+    policy.add_argument("--http-max-connections", type=_count, default=_HTTP["max_connections"],
+                        metavar="N",
                         help="connections open at once per frontend; beyond it new ones are "
-                             "closed (default: 4096)")
-    policy.add_argument("--http-max-inflight-bytes", type=_count, default=1 << 30,
-                        metavar="BYTES", help="bytes of request bodies held at once per "
-                                              "frontend; beyond it 503 (default: 1073741824)")
-    policy.add_argument("--http-max-header-size", type=_positive, default=64 * 1024, metavar="BYTES",
-                        help="the largest request line plus headers; beyond it 431 "
-                             "(default: 65536)")
+                             f"closed (default: {_HTTP['max_connections']})")
+    policy.add_argument("--http-max-inflight-bytes", type=_count,
+                        default=_HTTP["max_inflight_bytes"], metavar="BYTES",
+                        help="bytes of request bodies held at once per frontend; beyond it 503 "
+                             f"(default: {_HTTP['max_inflight_bytes']})")
+    policy.add_argument("--http-max-header-size", type=_positive, default=_HTTP["max_header_size"],
+                        metavar="BYTES", help="the largest request line plus headers; beyond it "
+                                              f"431 (default: {_HTTP['max_header_size']})")
 
     grpc = parser.add_argument_group("KServe gRPC frontend")
     _flag(grpc, "--allow-grpc", not prediction,
           "serve KServe v2 over gRPC (default: true, false when AIP_MODE=PREDICTION)")
-    grpc.add_argument("--grpc-address", default="0.0.0.0", metavar="ADDR",
-                      help="the address to listen on (default: 0.0.0.0)")
-    grpc.add_argument("--grpc-port", type=_port, default=8001, metavar="PORT",
-                      help="the port; 0 picks a free one (default: 8001)")
+    grpc.add_argument("--grpc-address", default=_GRPC["address"], metavar="ADDR",
+                      help=f"the address to listen on (default: {_GRPC['address']})")
+    grpc.add_argument("--grpc-port", type=_port, default=_GRPC["port"], metavar="PORT",
+                      help=f"the port; 0 picks a free one (default: {_GRPC['port']})")
     _flag(grpc, "--grpc-use-ssl", False, "serve gRPC over TLS (default: false)")
     _flag(grpc, "--grpc-use-ssl-mutual", False,
           "serve gRPC over mutual TLS: clients need a certificate that --grpc-root-cert "
@@ -242,9 +253,10 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                       choices=sorted(_COMPRESSION_LEVELS), metavar="LEVEL",
                       help="the compression of inference responses: none, low, medium or "
                            "high (default: none)")
-    grpc.add_argument("--grpc-max-message-size", type=_positive, default=2**31 - 1,
-                      metavar="BYTES", help="the largest gRPC message received or sent "
-                                            "(default: 2147483647)")
+    grpc.add_argument("--grpc-max-message-size", type=_positive,
+                      default=_GRPC["max_message_size"], metavar="BYTES",
+                      help="the largest gRPC message received or sent "
+                           f"(default: {_GRPC['max_message_size']})")
     grpc.add_argument("--grpc-header-forward-pattern", default="", metavar="REGEX",
                       help="request metadata whose keys match become inference request "
                            "parameters (default: none)")
@@ -256,10 +268,10 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
 
     metrics = parser.add_argument_group("metrics frontend")
     _flag(metrics, "--allow-metrics", True, "serve Prometheus metrics (default: true)")
-    metrics.add_argument("--metrics-address", default="0.0.0.0", metavar="ADDR",
-                         help="the address to listen on (default: 0.0.0.0)")
-    metrics.add_argument("--metrics-port", type=_port, default=8002, metavar="PORT",
-                         help="the port; 0 picks a free one (default: 8002)")
+    metrics.add_argument("--metrics-address", default=_METRICS["address"], metavar="ADDR",
+                         help=f"the address to listen on (default: {_METRICS['address']})")
+    metrics.add_argument("--metrics-port", type=_port, default=_METRICS["port"], metavar="PORT",
+                         help=f"the port; 0 picks a free one (default: {_METRICS['port']})")
     _flag(metrics, "--allow-gpu-metrics", True, "GPU gauges, where NVML finds GPUs (default: true)")
     _flag(metrics, "--allow-cpu-metrics", True, "CPU and memory gauges (default: true)")
     metrics.add_argument("--metrics-interval-ms", type=int, default=2000, metavar="MS",
