@@ -19,7 +19,7 @@ endfunction()
 
 # conch_installed_headers(<out>)
 # Every header the package installs, as "<root>|conch/<layer>/.../x.hpp"
-# pairs: the three source roots' headers without the tests' fixtures
+# pairs: the four source roots' headers without the tests' fixtures
 # (test/ and test_support/ folders, *_test_support.hpp).
 function(conch_installed_headers out)
   set(result "")

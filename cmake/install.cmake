@@ -1,6 +1,7 @@
 # The C++ package: `cmake --install <build> --prefix <dir>` (make install)
 # lays out
-#   include/conch/...                 every header of runtime/, actors/, transports/
+#   include/conch/...                 every header of runtime/, services/, actors/,
+#                                     transports/
 #   include/conch/proto/*.pb.h        the generated protocol headers
 #   include/conch/llhttp/llhttp.h     the HTTP parser the transport compiles in
 #   lib/libconch_*.a                  the libraries conch_export() named

@@ -2,6 +2,8 @@
 // reach the backend, sequences share slots and wait in the backlog, idle
 // sequences are released, and Triton's errors come back.
 
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <thread>
@@ -177,6 +179,23 @@ TEST_F(sequence, tritons_errors_come_back_and_the_model_keeps_serving) {
   r = infer_sync(*srv_, step("unbatched", "ok", 43, 4, seq_start | seq_end, false));
   ASSERT_TRUE(r.error.is_ok()) << r.error.to_string();
   EXPECT_EQ(values_of<int32_t>(r.outputs.at(0)).at(0), 4);
+}
+
+TEST_F(sequence, an_initial_state_file_of_the_wrong_size_fails_the_load) {
+  temp_repository repo;
+  auto config = accumulator("bad_state", 2);
+  auto zero = config.find("zero_data: true");
+  ASSERT_NE(zero, std::string::npos);
+  config.replace(zero, std::string{"zero_data: true"}.size(), "data_file: \"state.bin\"");
+  auto dir = repo.add_model("bad_state", config);
+  std::filesystem::create_directories(dir / "initial_state");
+  // 2 of the 4 bytes one INT32 needs.
+  std::ofstream{dir / "initial_state" / "state.bin", std::ios::binary} << "ab";
+  auto s = start(options_for(repo.str(), actors::control_mode::explicit_));
+  ASSERT_TRUE(s) << s.error().to_string();
+  auto st = s->load("bad_state");
+  EXPECT_FALSE(st.is_ok());
+  EXPECT_NE(st.message().find("initial_state setting expects"), std::string::npos) << st.message();
 }
 
 TEST_F(sequence, an_idle_sequence_is_released) {

@@ -8,7 +8,8 @@ Why CPU per request: the load generators share the machine's cores with the
 server, so requests per second move with whatever else runs, while the CPU
 time the server's process spends on each request holds. Each round starts
 every `conch` given (for example a build of main and a build of a branch,
-each through a small wrapper that sets PYTHONPATH) in turn, with the HTTP and
+each through a small wrapper that sets PYTHONPATH and then `exec`s Python,
+so that the process measured is the server's) in turn, with the HTTP and
 gRPC frontends and identity_fp32 loaded, and drives the same cases at each:
 
   http-binary-c1, -c16  POST /v2/models/identity_fp32/infer, binary tensor
@@ -30,6 +31,7 @@ import argparse
 import os
 import pathlib
 import re
+import shlex
 import statistics
 import subprocess
 import sys
@@ -54,12 +56,13 @@ def start(conch: str, workdir: pathlib.Path) -> tuple[subprocess.Popen, int, int
     """`conch serve` with identity_fp32 and the HTTP and gRPC frontends."""
     http_port, grpc_port = servers.free_port(), servers.free_port()
     log = workdir / "conch.log"
-    command = conch.split() + [
+    command = shlex.split(conch) + [
         "serve", "--model-repository", str(REPOSITORY), "--model-control-mode", "explicit",
         "--load-model", "identity_fp32", "--allow-metrics", "false",
         "--http-address", "127.0.0.1", "--http-port", str(http_port),
         "--grpc-address", "127.0.0.1", "--grpc-port", str(grpc_port)]
-    process = subprocess.Popen(command, stdout=log.open("w"), stderr=subprocess.STDOUT)
+    with log.open("w") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
     servers.wait_until(http_port, "/v2/health/ready", process, log)
     return process, http_port, grpc_port
 
@@ -131,6 +134,8 @@ def main() -> None:
     args = parser.parse_args()
     commands = [tuple(c.split("=", 1)) for c in (args.conch or [
         f"conch={pathlib.Path(sys.executable).parent / 'conch'}"])]
+    if any(len(c) != 2 or not c[0] or not c[1] for c in commands):
+        parser.error("--conch takes LABEL=COMMAND")
     bin_dir = pathlib.Path(args.build_dir) / "bin"
     print(http_bench.machine())
     print(f"load average before: {os.getloadavg()[0]:.2f}, {args.rounds} rounds of "

@@ -198,7 +198,8 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                       metavar="BYTES",
                       help="the largest request body, before and after decompression, on the "
                            "HTTP frontends (KServe, SageMaker, Vertex AI); larger ones get 400 "
-                           f"(default: {_HTTP['max_input_size']})")
+                           f"(default: {_HTTP['max_input_size']}, "
+                           f"{_HTTP['max_input_size'] >> 20} MiB)")
     http.add_argument("--http-header-forward-pattern", default="", metavar="REGEX",
                       help="request headers whose names match (RE2, anywhere in the name, "
                            "any case) become inference request parameters (default: none)")

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "conch/runtime/statistics/abandoned_threads.hpp"
 #include "conch/runtime/status.hpp"
 
 namespace conch::actors {
@@ -14,13 +15,25 @@ namespace {
 
 using namespace std::chrono_literals;
 namespace backends = runtime::backends;
+using runtime::statistics::abandoned_threads;
+
+/// Where a thread a test starts reports back. Shared with that thread, so a
+/// test that fails early never leaves it writing to a promise that is gone.
+template <class T>
+struct report {
+  std::promise<T> promise;
+  std::future<T> future = promise.get_future();
+};
+
+template <class T>
+using report_ptr = std::shared_ptr<report<T>>;
 
 /// A model that reports the thread it is destroyed on.
 class finalized_model : public backends::backend_model {
  public:
-  finalized_model(bool blocking, std::promise<std::thread::id>& finalized_on)
-    : blocking_(blocking), finalized_on_(finalized_on) {}
-  ~finalized_model() override { finalized_on_.set_value(std::this_thread::get_id()); }
+  finalized_model(bool blocking, report_ptr<std::thread::id> finalized_on)
+    : blocking_(blocking), finalized_on_(std::move(finalized_on)) {}
+  ~finalized_model() override { finalized_on_->promise.set_value(std::this_thread::get_id()); }
 
   runtime::result<std::unique_ptr<backends::backend_instance>>
   create_instance(const backends::instance_context&) override {
@@ -30,31 +43,33 @@ class finalized_model : public backends::backend_model {
 
  private:
   bool blocking_;
-  std::promise<std::thread::id>& finalized_on_;
+  report_ptr<std::thread::id> finalized_on_;
 };
 
-/// Loads `model` the way the scheduler does: on the loader's thread,
-/// handing the model back to this one.
+/// Loads `model` the way the scheduler does: on the loader's thread, handing
+/// the model back to this one. Null when the load did not return in time.
 model_loader::model_ptr load_on_thread(model_loader& loader, model_loader::model_ptr model) {
-  std::promise<model_loader::model_ptr> made;
-  auto back = made.get_future();
-  loader.load_on_thread([&made, m = std::move(model)]() mutable { made.set_value(std::move(m)); });
-  auto result = back.get();
+  auto made = std::make_shared<report<model_loader::model_ptr>>();
+  loader.load_on_thread([made, m = std::move(model)]() mutable {
+    made->promise.set_value(std::move(m));
+  });
+  if (made->future.wait_for(10s) != std::future_status::ready)
+    return nullptr;
   loader.loaded();
-  return result;
+  return made->future.get();
 }
 
 TEST(model_loader, finalizes_a_blocking_model_loaded_on_a_thread_on_another_and_says_when) {
-  std::promise<std::thread::id> finalized_on;
-  auto finalized = finalized_on.get_future();
+  auto finalized_on = std::make_shared<report<std::thread::id>>();
   model_loader loader{"model 'm' version 1"};
   auto model = load_on_thread(loader, std::make_shared<finalized_model>(true, finalized_on));
-  std::promise<void> done;
-  auto done_future = done.get_future();
-  EXPECT_TRUE(loader.finalize(model, [&done] { done.set_value(); }));
+  ASSERT_NE(model, nullptr);
+  auto done = std::make_shared<report<void>>();
+  EXPECT_TRUE(loader.finalize(model, [done] { done->promise.set_value(); }));
   EXPECT_EQ(model, nullptr);
-  ASSERT_EQ(done_future.wait_for(10s), std::future_status::ready);
-  EXPECT_NE(finalized.get(), std::this_thread::get_id());
+  ASSERT_EQ(done->future.wait_for(10s), std::future_status::ready);
+  ASSERT_EQ(finalized_on->future.wait_for(10s), std::future_status::ready);
+  EXPECT_NE(finalized_on->future.get(), std::this_thread::get_id());
   // Asked again before the scheduler heard back, it still waits.
   model_loader::model_ptr none;
   EXPECT_TRUE(loader.finalize(none, [] {}));
@@ -63,48 +78,59 @@ TEST(model_loader, finalizes_a_blocking_model_loaded_on_a_thread_on_another_and_
 }
 
 TEST(model_loader, releases_a_model_that_does_not_block_where_it_is) {
-  std::promise<std::thread::id> finalized_on;
-  auto finalized = finalized_on.get_future();
+  auto finalized_on = std::make_shared<report<std::thread::id>>();
   model_loader loader{"model 'm' version 1"};
   auto model = load_on_thread(loader, std::make_shared<finalized_model>(false, finalized_on));
+  ASSERT_NE(model, nullptr);
   EXPECT_FALSE(loader.finalize(model, [] { ADD_FAILURE() << "nothing to wait for"; }));
   EXPECT_EQ(model, nullptr);
-  EXPECT_EQ(finalized.get(), std::this_thread::get_id());
+  ASSERT_EQ(finalized_on->future.wait_for(0s), std::future_status::ready);
+  EXPECT_EQ(finalized_on->future.get(), std::this_thread::get_id());
 }
 
 TEST(model_loader, releases_a_blocking_model_loaded_here_where_it_is) {
-  std::promise<std::thread::id> finalized_on;
-  auto finalized = finalized_on.get_future();
+  auto finalized_on = std::make_shared<report<std::thread::id>>();
   model_loader loader{"model 'm' version 1"};
   model_loader::model_ptr model = std::make_shared<finalized_model>(true, finalized_on);
   EXPECT_FALSE(loader.finalize(model, [] { ADD_FAILURE() << "nothing to wait for"; }));
-  EXPECT_EQ(finalized.get(), std::this_thread::get_id());
+  EXPECT_EQ(model, nullptr);
+  ASSERT_EQ(finalized_on->future.wait_for(0s), std::future_status::ready);
+  EXPECT_EQ(finalized_on->future.get(), std::this_thread::get_id());
 }
 
 TEST(model_loader, release_finalizes_a_blocking_model_on_a_thread_without_waiting) {
-  std::promise<std::thread::id> finalized_on;
-  auto finalized = finalized_on.get_future();
+  auto finalized_on = std::make_shared<report<std::thread::id>>();
   model_loader loader{"model 'm' version 1"};
   auto model = load_on_thread(loader, std::make_shared<finalized_model>(true, finalized_on));
+  ASSERT_NE(model, nullptr);
   loader.release(model);
   EXPECT_EQ(model, nullptr);
-  ASSERT_EQ(finalized.wait_for(10s), std::future_status::ready);
-  EXPECT_NE(finalized.get(), std::this_thread::get_id());
+  ASSERT_EQ(finalized_on->future.wait_for(10s), std::future_status::ready);
+  EXPECT_NE(finalized_on->future.get(), std::this_thread::get_id());
 }
 
 TEST(model_loader, release_gives_up_on_a_load_that_has_not_returned) {
-  std::promise<void> started;
-  std::promise<void> go_on;
-  auto go = go_on.get_future().share();
-  model_loader loader{"model 'm' version 1"};
-  loader.load_on_thread([&started, go] {
-    started.set_value();
-    go.wait();
-  });
-  started.get_future().wait();
-  model_loader::model_ptr none;
-  loader.release(none); // returns although the load still runs
-  go_on.set_value();
+  auto started = std::make_shared<report<void>>();
+  auto go_on = std::make_shared<report<void>>();
+  auto abandoned_before = abandoned_threads::total();
+  auto running_before = abandoned_threads::running();
+  {
+    model_loader loader{"model 'm' version 1"};
+    loader.load_on_thread([started, go_on] {
+      started->promise.set_value();
+      go_on->future.wait();
+    });
+    ASSERT_EQ(started->future.wait_for(10s), std::future_status::ready);
+    model_loader::model_ptr none;
+    loader.release(none); // returns although the load still runs
+  }
+  EXPECT_EQ(abandoned_threads::total(), abandoned_before + 1);
+  EXPECT_EQ(abandoned_threads::running(), running_before + 1);
+  // Let the abandoned load return, and its thread end, before the next test.
+  go_on->promise.set_value();
+  for (int i = 0; i < 1000 && abandoned_threads::running() != running_before; ++i)
+    std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(abandoned_threads::running(), running_before);
 }
 
 } // namespace

@@ -129,11 +129,12 @@ class model_scheduler : public guarded<scheduler_actor::base> {
 
   scheduler_spec spec_;
   std::shared_ptr<const inference::ModelConfig> config_;
+  /// Why the queue could not be made as configured (an initial state's
+  /// file); the load fails with it. Declared before queue_, which the
+  /// constructor makes with it.
+  runtime::status queue_error_;
   /// The dynamic batcher's queue, or the sequence batcher's.
   std::unique_ptr<runtime::batching::job_queue> queue_;
-  /// Why the queue could not be made as configured (an initial state's
-  /// file); the load fails with it.
-  runtime::status queue_error_;
   backend_model_ptr model_;
   /// The threads the backend is loaded and finalized on (deterministic
   /// tests load on the test scheduler instead).

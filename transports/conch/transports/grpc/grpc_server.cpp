@@ -61,6 +61,9 @@ grpc_server::~grpc_server() {
 }
 
 runtime::status grpc_server::start() {
+  if (options_.port < 0 || options_.port > 65535)
+    return runtime::invalid_argument("port must be between 0 and 65535, got "
+                                     + std::to_string(options_.port));
   auto credentials = server_credentials(options_.tls);
   if (!credentials)
     return credentials.error();

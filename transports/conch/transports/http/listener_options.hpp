@@ -15,7 +15,8 @@ struct listener_options {
   /// The address to listen on (an IPv4 or IPv6 literal); "0.0.0.0" is
   /// every IPv4 address.
   std::string address = "0.0.0.0";
-  /// The TCP port, 0 to 65535; 0 picks a free one (see server::bound_port).
+  /// The TCP port, 0 to 65535; 0 picks a free one (the frontend's port(),
+  /// the transport's bound_port(), tell which).
   int port = 8000;
   /// Give each loop thread its own listening socket with SO_REUSEPORT, so
   /// that several servers (or processes) may share the port. When false the

@@ -213,7 +213,7 @@ TEST_F(server_stop, two_servers_share_a_port_with_reuse_port) {
   // With the first one gone, the port is still served, by the second.
   ASSERT_TRUE(test::stop_and_wait(*first));
   for (int i = 0; i < 4; ++i) {
-    raw_client client{opts.port};
+    raw_client client{second->bound_port()};
     ASSERT_TRUE(client.send(make_request("GET", "/echo")));
     auto resp = client.read_response();
     ASSERT_TRUE(resp);
