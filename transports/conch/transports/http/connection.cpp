@@ -199,7 +199,9 @@ void connection::answer_parse_error() {
   if (auto why = parser_.refusal())
     loop_.stats().count(*why);
   parser_.abandon();  // its bytes go back to the budget now
-  auto answer = response::error(parser_.error_status(), parser_.error_message());
+  const auto& format = loop_.options().refusal_answer;
+  auto answer = format ? format(parser_.error_status(), parser_.error_message(), parser_.refusal())
+                       : response::error(parser_.error_status(), parser_.error_message());
   uint64_t seq = head_open_ ? head_seq_ : pipeline_.open(slot_info{nullptr, false, false, false});
   head_open_ = false;
   pipeline_.respond(seq, answer, true);

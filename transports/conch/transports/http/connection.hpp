@@ -75,7 +75,7 @@ class connection final : private parser_events {
   // -- the connection policy (connection_timer.cpp) --------------------------
 
   /// What the connection waits for, and until when (uv_now milliseconds).
-  enum class wait_kind : uint8_t { none, header, body, keepalive, write, linger };
+  enum class wait_kind : uint8_t { none, header, body, keepalive, write, linger, stream };
   struct wait {
     wait_kind kind = wait_kind::none;
     uint64_t deadline = 0;
@@ -125,6 +125,7 @@ class connection final : private parser_events {
   uint64_t stop_deadline_ms_ = 0; // set by begin_stop: reads end here
   uint64_t stop_drain_ms_ = 0;    // the drain time each wait on the client gets
   uint64_t stop_end_ms_ = 0;      // no wait on the client runs past it
+  bool streams_cancelled_ = false; // a stop ended the streams' requests
   int64_t reported_response_bytes_ = 0;
 };
 

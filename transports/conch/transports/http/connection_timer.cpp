@@ -82,8 +82,19 @@ connection::wait connection::current_wait() const noexcept {
       return until(wait_kind::body, read_ms_, ms(o.policy.body_timeout), true);
     return until(wait_kind::header, message_began_ms_, ms(o.policy.header_timeout), true);
   }
-  if (!pipeline_.empty())
+  if (!pipeline_.empty()) {
+    // A stream may never end by itself (a model generating until told to
+    // stop): at the drain deadline its request is cancelled, so that the
+    // model ends it and the protocol writes its last event, and at the end
+    // of the stop the connection closes whatever is left.
+    if (stopping_ && pipeline_.streaming() && stop_deadline_ms_ != 0) {
+      if (!streams_cancelled_)
+        return wait{wait_kind::stream, stop_deadline_ms_, true};
+      if (stop_end_ms_ != 0)
+        return wait{wait_kind::stream, stop_end_ms_, true};
+    }
     return {};  // the server has the next move; its exit timeout bounds it
+  }
   if (!served_)
     return until(wait_kind::header, accepted_ms_, ms(o.policy.header_timeout), true);
   // Idle since the last request or answer: bytes that begin no request (the
@@ -134,6 +145,16 @@ void connection::on_deadline(const wait& w) {
     case wait_kind::none:
       return;
     case wait_kind::linger:
+      close_now();
+      return;
+    case wait_kind::stream:
+      if (!streams_cancelled_) {
+        streams_cancelled_ = true;
+        stats.count(connection_timeout::drain);
+        pipeline_.cancel_all();
+        arm_timer();
+        return;
+      }
       close_now();
       return;
     case wait_kind::write:

@@ -123,5 +123,12 @@ void pipeline::cancel_all() {
       s.info.req->cancel();
 }
 
+bool pipeline::streaming() const noexcept {
+  for (const auto& s : slots_)
+    if (s.streaming && !s.finished)
+      return true;
+  return false;
+}
+
 } // namespace conch::transports::http
 

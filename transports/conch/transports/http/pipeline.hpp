@@ -84,6 +84,9 @@ class pipeline {
   /// Cancels the requests of every unanswered slot (the client went away).
   void cancel_all();
 
+  /// True while a streamed answer has begun and not ended.
+  bool streaming() const noexcept;
+
   /// Open slots, answered or not, whose output is not yet all taken.
   size_t size() const noexcept { return slots_.size(); }
   bool empty() const noexcept { return slots_.empty(); }

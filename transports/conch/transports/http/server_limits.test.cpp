@@ -71,6 +71,31 @@ TEST_F(server_limits, body_at_the_limit_is_accepted) {
   EXPECT_EQ(resp.body.size(), limit);
 }
 
+TEST(server_refusals, a_protocol_words_the_transports_own_refusals) {
+  auto opts = test::test_options();
+  opts.max_input_size = limit;
+  opts.refusal_answer = [](int status, std::string_view message,
+                           std::optional<runtime::statistics::request_refusal> why) {
+    bool size = why == runtime::statistics::request_refusal::body_size;
+    return response::text(size ? 413 : status,
+                          std::string{size ? "too big: " : "other: "} + std::string{message});
+  };
+  auto handler = std::make_shared<test::test_handler>();
+  auto s = test::start_server(handler, opts);
+  raw_client client{s->bound_port()};
+  ASSERT_TRUE(client.send(make_request("POST", "/echo", std::string(2 * limit, 'x'))));
+  auto resp = client.read_response();
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->status, 413);
+  EXPECT_EQ(resp->body.rfind("too big: Request JSON size of 2048 bytes", 0), 0u) << resp->body;
+  raw_client bad{s->bound_port()};
+  ASSERT_TRUE(bad.send("NOT HTTP\r\n\r\n"));
+  auto malformed = bad.read_response();
+  ASSERT_TRUE(malformed);
+  EXPECT_EQ(malformed->status, 400);
+  EXPECT_EQ(malformed->body.rfind("other: malformed HTTP request", 0), 0u) << malformed->body;
+}
+
 TEST_F(server_limits, content_length_over_the_limit_is_400_and_closes) {
   raw_client client{port()};
   auto resp = exchange(client, make_request("POST", "/echo", std::string(4 * limit, 'x')), 400);

@@ -3,10 +3,15 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 
+#include "conch/runtime/statistics/connection_stats.hpp"
 #include "conch/runtime/status.hpp"
 #include "conch/transports/http/listener_options.hpp"
+#include "conch/transports/http/response.hpp"
 
 namespace conch::transports::http {
 
@@ -31,6 +36,15 @@ struct server_options : listener_options {
   /// drawn in to leave an answer cut short time to be written within it. A
   /// frontend sets what its server's exit timeout leaves. 0: no bound.
   std::chrono::milliseconds stop_timeout{0};
+
+  /// Writes the answer to a request the transport refuses before any
+  /// handler sees it (malformed, a body or head too large, the input budget
+  /// spent), from its status, Triton's message and, for a limit, which one:
+  /// a protocol with its own error shapes (OpenAI's 413) sets it. Unset:
+  /// the KServe error body `{"error": "<message>"}` with that status.
+  std::function<response(int status, std::string_view message,
+                         std::optional<runtime::statistics::request_refusal> why)>
+    refusal_answer;
 };
 
 /// The largest body a request may have: max_input_size, or the whole

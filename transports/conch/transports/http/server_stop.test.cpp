@@ -100,6 +100,55 @@ TEST_F(server_stop, begin_stop_lets_the_request_in_flight_finish_then_drains) {
   EXPECT_FALSE(s->running());
 }
 
+TEST_F(server_stop, a_stream_open_at_the_drain_deadline_is_cancelled_and_may_end_itself) {
+  auto o = test::test_options();
+  o.policy.drain_timeout = std::chrono::milliseconds{200};
+  o.stop_timeout = std::chrono::milliseconds{5000};
+  auto s = test::start_server(handler_, o);
+  raw_client client{s->bound_port()};
+  ASSERT_TRUE(client.send(make_request("GET", "/hold")));
+  auto held = handler_->take_held(1);
+  ASSERT_EQ(held.size(), 1u);
+  response head{200};
+  head.headers.set("Content-Type", "text/event-stream");
+  held[0].res.begin_stream(std::move(head));
+  held[0].res.write("data: one\n\n");
+  ASSERT_TRUE(client.wait_for("data: one\n\n"));
+
+  drain_probe drained;
+  s->begin_stop(drained.callback());
+  // A stream never ends by itself; at the drain deadline its request is
+  // cancelled, and what it writes then still reaches the client.
+  EXPECT_TRUE(handler_->wait_cancelled(1));
+  EXPECT_FALSE(drained.fired_yet());
+  held[0].res.write("data: last\n\n");
+  held[0].res.end_stream();
+  auto resp = client.read_response();
+  ASSERT_TRUE(resp);
+  EXPECT_EQ(resp->body, "data: one\n\ndata: last\n\n");
+  client.close();
+  EXPECT_TRUE(drained.wait());
+}
+
+TEST_F(server_stop, a_stream_that_outlives_the_stop_is_cut_at_its_end) {
+  auto o = test::test_options();
+  o.policy.drain_timeout = std::chrono::milliseconds{100};
+  o.stop_timeout = std::chrono::milliseconds{400};
+  auto s = test::start_server(handler_, o);
+  raw_client client{s->bound_port()};
+  ASSERT_TRUE(client.send(make_request("GET", "/hold")));
+  auto held = handler_->take_held(1);
+  ASSERT_EQ(held.size(), 1u);
+  held[0].res.begin_stream(response{200});
+  held[0].res.write("data: one\n\n");
+  ASSERT_TRUE(client.wait_for("data: one\n\n"));
+  drain_probe drained;
+  s->begin_stop(drained.callback());
+  EXPECT_TRUE(handler_->wait_cancelled(1));
+  EXPECT_TRUE(client.wait_closed());  // the handler never ended it
+  EXPECT_TRUE(drained.wait());
+}
+
 TEST_F(server_stop, listener_is_closed_after_begin_stop) {
   auto s = test::start_server(handler_);
   auto port = s->bound_port();
