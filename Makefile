@@ -124,7 +124,8 @@ tsan: setup $(TSAN)/CMakeCache.txt
 # FUZZ_RUNS inputs (at most FUZZ_SECONDS) from its corpus and regression
 # inputs; any crash, leak or sanitizer report fails the run.
 FUZZ_TARGETS = http_request_parser kserve_infer_request content_coding generate_request \
-               json_bodies model_config grpc_infer_request header_matchers
+               json_bodies model_config grpc_infer_request header_matchers \
+               openai_requests
 FUZZ_RUNS    ?= 500000
 FUZZ_SECONDS ?= 30
 $(FUZZ)/CMakeCache.txt:

@@ -2,15 +2,15 @@
 
 namespace conch::transports::openai {
 
-namespace {
-
 const inference::ModelInput* find_input(const inference::ModelConfig& config,
-                                        const std::string& name) {
+                                        std::string_view name) {
   for (const auto& in : config.input())
     if (in.name() == name)
       return &in;
   return nullptr;
 }
+
+namespace {
 
 const inference::ModelOutput* find_output(const inference::ModelConfig& config,
                                           const std::string& name) {

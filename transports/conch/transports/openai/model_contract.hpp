@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "conch/runtime/result.hpp"
 #include "model_config.pb.h"
@@ -47,6 +48,10 @@ struct model_contract {
 /// BYTES `text_input` input, no BYTES `text_output` output, a
 /// `sampling_parameters` or `stream` input of the wrong type).
 runtime::result<model_contract> contract_of(const inference::ModelConfig& config);
+
+/// The input of `config` named `name`; null when it declares none.
+const inference::ModelInput* find_input(const inference::ModelConfig& config,
+                                        std::string_view name);
 
 /// Whether `config` declares an input named `name`.
 bool has_input(const inference::ModelConfig& config, const std::string& name);
