@@ -37,6 +37,7 @@ _FALSE = {"false", "0", "no", "off"}
 _HTTP = _conch.HttpFrontend.defaults()
 _GRPC = _conch.GrpcFrontend.defaults()
 _METRICS = _conch.MetricsFrontend.defaults()
+_OPENAI = _conch.OpenAiFrontend.defaults()
 
 
 def _bool(text: str) -> bool:
@@ -101,7 +102,9 @@ def check_port_range(args: argparse.Namespace) -> None:
     lo, hi = args.sagemaker_safe_port_range
     for name, allowed, port in (("HTTP", args.allow_http, args.http_port),
                                 ("GRPC", args.allow_grpc, args.grpc_port),
-                                ("metrics", args.allow_metrics, args.metrics_port)):
+                                ("metrics", args.allow_metrics, args.metrics_port),
+                                ("OpenAI", args.allow_openai or args.openai_port is not None,
+                                 args.openai_port or _OPENAI["port"])):
         if allowed and not lo <= port <= hi:
             raise ValueError(f"The server cannot listen to {name} requests at port {port}, "
                              f"allowed port range is [{lo}, {hi}]")
@@ -281,6 +284,39 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                          metavar="[GROUP,]SETTING=VALUE",
                          help="a latency-family setting, e.g. summary_latencies=true or "
                               "summary_quantiles=0.5:0.05,0.99:0.001; repeatable")
+
+    oai = parser.add_argument_group(
+        "OpenAI frontend", "OpenAI's API (/v1/chat/completions, /v1/completions, "
+        "/v1/embeddings, /v1/models) for models that follow Triton's text-generation "
+        "convention (docs/openai.md)")
+    _flag(oai, "--allow-openai", False,
+          "serve the OpenAI-compatible API (default: false; --openai-port turns it on)")
+    oai.add_argument("--openai-address", default=_OPENAI["address"], metavar="ADDR",
+                     help=f"the address to listen on (default: {_OPENAI['address']})")
+    oai.add_argument("--openai-port", type=_port, default=None, metavar="PORT",
+                     help=f"the port; giving it serves the API (default: {_OPENAI['port']})")
+    oai.add_argument("--openai-thread-count", type=_positive,
+                     default=_OPENAI["thread_count"], metavar="N",
+                     help=f"threads serving OpenAI requests (default: "
+                          f"{_OPENAI['thread_count']})")
+    oai.add_argument("--tokenizer", default=None, metavar="DIR",
+                     help="a Hugging Face tokenizer folder whose chat template renders chat "
+                          "requests (its tokenizer_config.json or chat_template.jinja)")
+    oai.add_argument("--chat-template", default=None, metavar="FILE",
+                     help="a Jinja2 chat template that replaces the tokenizer's")
+    oai.add_argument("--default-max-tokens", type=int, default=_OPENAI["default_max_tokens"],
+                     metavar="N",
+                     help=f"max_tokens of a request that names none (default: "
+                          f"{_OPENAI['default_max_tokens']})")
+    oai.add_argument("--openai-restricted-api", nargs=3, action="append", default=[],
+                     metavar=("APIs", "Restricted Key", "Restricted Value"),
+                     help="calls to these comma-separated API groups (inference, embedding, "
+                          "model-repository, model-management, metrics, health) must carry "
+                          "header KEY with VALUE, else 401; repeatable")
+    oai.add_argument("--openai-api-key", default=os.environ.get("CONCH_OPENAI_API_KEY"),
+                     metavar="KEY",
+                     help="require 'Authorization: Bearer KEY' on the /v1 routes, as OpenAI's "
+                          "clients send it (default: CONCH_OPENAI_API_KEY, else none)")
 
     sagemaker = parser.add_argument_group("SageMaker frontend")
     _flag(sagemaker, "--allow-sagemaker", False,
@@ -526,6 +562,21 @@ def _start_frontends(server: Server, args: argparse.Namespace) -> list:
         metrics.start()
         frontends.append(metrics)
         _say(f"metrics listening on {args.metrics_address}:{metrics.port} (GET /metrics)")
+    if args.allow_openai or args.openai_port is not None:
+        from .frontend import OpenAI
+
+        port = _OPENAI["port"] if args.openai_port is None else args.openai_port
+        openai = OpenAI(server, OpenAI.Options(
+            address=args.openai_address, port=port, thread_count=args.openai_thread_count,
+            tokenizer=args.tokenizer, chat_template=args.chat_template,
+            default_max_tokens=args.default_max_tokens,
+            restricted_apis=[tuple(g) for g in args.openai_restricted_api],
+            api_key=args.openai_api_key, max_input_size=args.http_max_input_size,
+            **_policy(args)))
+        openai.start()
+        frontends.append(openai)
+        _say(f"OpenAI API listening on {args.openai_address}:{openai.port} "
+             f"(base_url http://localhost:{openai.port}/v1)")
     if args.allow_sagemaker:
         from .frontend import SageMaker
 

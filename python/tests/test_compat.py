@@ -84,6 +84,7 @@ def test_tritonfrontend_names_are_conch_objects() -> None:
 
     assert tritonfrontend.KServeHttp is frontend.KServeHttp
     assert tritonfrontend.KServeHttp.Options is frontend.KServeHttp.Options
+    assert tritonfrontend.OpenAI is frontend.OpenAI
 
 
 def test_tritonfrontend_errors_are_tritonserver_errors() -> None:

@@ -13,5 +13,6 @@ package, served by Conch. Every name is conch.frontend's own object
 from conch.frontend import KServeGrpc, KServeHttp, Metrics  # noqa: F401
 
 # Conch's additions: the SageMaker and Vertex AI frontends Triton's server
-# binary has.
-from conch.frontend import SageMaker, VertexAI  # noqa: F401
+# binary has, and the OpenAI-compatible API that Triton serves from a
+# separate FastAPI application.
+from conch.frontend import OpenAI, SageMaker, VertexAI  # noqa: F401

@@ -1,5 +1,5 @@
-// _conch.HttpFrontend, _conch.GrpcFrontend and _conch.MetricsFrontend: the network frontends, owned
-// by conch.frontend's classes.
+// _conch.HttpFrontend, _conch.GrpcFrontend, _conch.MetricsFrontend and _conch.OpenAiFrontend: the
+// network frontends, owned by conch.frontend's classes.
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -14,6 +14,8 @@
 #include "conch/actors/grpc_frontend.hpp"
 #include "conch/actors/http_frontend.hpp"
 #include "conch/actors/metrics_frontend.hpp"
+#include "conch/actors/openai_frontend.hpp"
+#include "conch/python/gil.hpp"
 #include "conch/python/py_frontend.hpp"
 
 namespace conch::python {
@@ -25,6 +27,10 @@ namespace {
 using py_http_frontend = py_frontend<actors::http_frontend, actors::http_options>;
 using py_grpc_frontend = py_frontend<actors::grpc_frontend, actors::grpc_options>;
 using py_metrics_frontend = py_frontend<actors::metrics_frontend, actors::metrics_options>;
+using py_openai_frontend = py_frontend<actors::openai_frontend, actors::openai_options>;
+
+/// (apis, key, value) per restricted OpenAI API group.
+using api_group_tuple = std::tuple<std::vector<std::string>, std::string, std::string>;
 
 /// (key, value, features) per restricted endpoint group.
 using feature_group_tuple = std::tuple<std::string, std::string, std::vector<std::string>>;
@@ -44,6 +50,13 @@ void assign(const char*, const py::handle& value, std::vector<actors::feature_gr
   field.clear();
   for (auto& [key, value_, features] : value.cast<std::vector<feature_group_tuple>>())
     field.push_back({std::move(key), std::move(value_), std::move(features)});
+}
+
+void assign(const char*, const py::handle& value,
+            std::vector<actors::openai_restricted_api>& field) {
+  field.clear();
+  for (auto& [apis, key, value_] : value.cast<std::vector<api_group_tuple>>())
+    field.push_back({std::move(apis), std::move(key), std::move(value_)});
 }
 
 template <class T>
@@ -84,7 +97,9 @@ py::dict defaults_of() {
     using field_type = std::decay_t<decltype(field)>;
     if constexpr (std::is_same_v<field_type, std::chrono::milliseconds>)
       out[name] = static_cast<double>(field.count()) / 1000.0;
-    else if constexpr (!std::is_same_v<field_type, std::vector<actors::feature_group>>)
+    else if constexpr (!std::is_same_v<field_type, std::vector<actors::feature_group>>
+                       && !std::is_same_v<field_type,
+                                          std::vector<actors::openai_restricted_api>>)
       out[name] = field;
   });
   return out;
@@ -93,6 +108,52 @@ py::dict defaults_of() {
 template <class Py, class Options>
 std::unique_ptr<Py> make_frontend(py_server& srv, const py::kwargs& kwargs, const char* name) {
   return std::make_unique<Py>(srv, options_from<Options>(kwargs, name));
+}
+
+/// A chat renderer that calls `render(messages_json, tools_json) -> str` with
+/// the GIL held, from the loop thread that serves the request; a Python
+/// exception becomes the error the client gets. The callable is dropped
+/// without waiting for the GIL (py_ref).
+actors::chat_renderer python_renderer(const py::handle& render) {
+  auto ref = std::make_shared<py_ref>(py_ref::borrow(render.ptr()));
+  return [ref](const transports::openai::chat_prompt& chat) -> runtime::result<std::string> {
+    std::string prompt;
+    std::string error;
+    bool ok = false;
+    bool entered = with_gil([&] {
+      try {
+        auto fn = py::reinterpret_borrow<py::object>(ref->get());
+        prompt = fn(py::str(chat.messages_json.data(), chat.messages_json.size()),
+                    py::str(chat.tools_json.data(), chat.tools_json.size()))
+                   .cast<std::string>();
+        ok = true;
+      } catch (py::error_already_set& e) {
+        error = e.what();
+      } catch (const py::cast_error&) {
+        error = "the chat template did not render a string";
+      }
+    });
+    if (!entered)
+      return runtime::unavailable("the server is stopping");
+    if (!ok)
+      return runtime::invalid_argument(error);
+    return prompt;
+  };
+}
+
+std::unique_ptr<py_openai_frontend> make_openai_frontend(py_server& srv, py::kwargs kwargs) {
+  py::object render = py::none();
+  if (kwargs.contains("chat_template")) {
+    render = kwargs["chat_template"];
+    PyDict_DelItemString(kwargs.ptr(), "chat_template");
+  }
+  auto options = options_from<actors::openai_options>(kwargs, "OpenAiFrontend");
+  if (!render.is_none()) {
+    if (!PyCallable_Check(render.ptr()))
+      throw py::type_error("OpenAiFrontend: chat_template must be callable");
+    options.chat_template = python_renderer(render);
+  }
+  return std::make_unique<py_openai_frontend>(srv, std::move(options));
 }
 
 } // namespace
@@ -146,6 +207,22 @@ void bind_frontends(py::module_& m) {
     .def("start", &py_metrics_frontend::start, "Binds and starts serving (GIL released).")
     .def("stop", &py_metrics_frontend::stop, "Stops serving (GIL released).")
     .def_property_readonly("port", &py_metrics_frontend::port,
+                           "The port the latest start bound; 0 before.");
+  py::class_<py_openai_frontend>(m, "OpenAiFrontend",
+                                 "The OpenAI-compatible frontend of a server; "
+                                 "conch.frontend.OpenAI owns one.")
+    .def(py::init([](py_server& srv, const py::kwargs& kwargs) {
+           return make_openai_frontend(srv, kwargs);
+         }),
+         py::arg("server"),
+         "Creates the frontend from its options as keyword arguments, named as defaults() "
+         "names them, and `chat_template`, a callable (messages_json, tools_json) -> prompt; "
+         "binds nothing until start().")
+    .def_static("defaults", &defaults_of<actors::openai_options>,
+                "The default of every option but restricted_apis (timeouts in seconds).")
+    .def("start", &py_openai_frontend::start, "Binds and starts serving (GIL released).")
+    .def("stop", &py_openai_frontend::stop, "Stops serving (GIL released).")
+    .def_property_readonly("port", &py_openai_frontend::port,
                            "The port the latest start bound; 0 before.");
 }
 

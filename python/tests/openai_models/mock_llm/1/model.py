@@ -1,0 +1,93 @@
+"""A decoupled text model in vLLM's convention, for the OpenAI frontend's
+tests: it answers max_tokens words "w0 w1 ...", one response per word when
+streaming, with token counts (the prompt's words, the answer's words).
+
+A prompt containing FAIL fails after two words; one containing SLOW waits
+20 ms per word and writes "<CONCH_TEST_CANCEL_DIR>/<request id or
+'cancelled'>" when it sees the request cancelled; one containing SAMPLING
+answers the sampling_parameters JSON it got as its text."""
+
+import json
+import os
+import threading
+import time
+
+import numpy as np
+import triton_python_backend_utils as pb_utils
+
+
+def _scalar(request, name, default):
+    t = pb_utils.get_input_tensor_by_name(request, name)
+    if t is None:
+        return default
+    v = t.as_numpy().reshape(-1)[0]
+    return v.decode() if isinstance(v, bytes) else v
+
+
+def _response(text, prompt_tokens=None, completion_tokens=None):
+    tensors = [pb_utils.Tensor("text_output", np.array([text.encode()], dtype=np.object_))]
+    if prompt_tokens is not None:
+        tensors.append(pb_utils.Tensor("num_input_tokens", np.array([prompt_tokens], dtype=np.int32)))
+    if completion_tokens is not None:
+        tensors.append(pb_utils.Tensor("num_output_tokens",
+                                       np.array([completion_tokens], dtype=np.int32)))
+    return pb_utils.InferenceResponse(output_tensors=tensors)
+
+
+class TritonPythonModel:
+    def initialize(self, args):
+        self.threads = []
+
+    def execute(self, requests):
+        for request in requests:
+            thread = threading.Thread(target=self.answer, args=(request,))
+            thread.start()
+            self.threads.append(thread)
+        return None
+
+    def answer(self, request):
+        sender = request.get_response_sender()
+        final = pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL
+        prompt = _scalar(request, "text_input", "")
+        stream = bool(_scalar(request, "stream", False))
+        params = json.loads(_scalar(request, "sampling_parameters", "{}") or "{}")
+        echo = not bool(_scalar(request, "exclude_input_in_output", True))
+        counts = bool(_scalar(request, "return_num_output_tokens", False))
+        words = [f"w{i}" for i in range(int(params.get("max_tokens", 16)))]
+        if "SAMPLING" in prompt:
+            words = [json.dumps(params, sort_keys=True)]
+        prompt_tokens = len(prompt.split()) if counts else None
+        if not stream:
+            text = (prompt if echo else "") + " ".join(words)
+            if "FAIL" in prompt:
+                sender.send(pb_utils.InferenceResponse(error=pb_utils.TritonError("mock failure")),
+                            flags=final)
+                return
+            sender.send(_response(text, prompt_tokens, len(words) if counts else None),
+                        flags=final)
+            return
+        if echo:
+            sender.send(_response(prompt, prompt_tokens, 0 if counts else None))
+            prompt_tokens = None if not counts else 0
+        for i, word in enumerate(words):
+            if request.is_cancelled():
+                directory = os.environ.get("CONCH_TEST_CANCEL_DIR")
+                if directory:
+                    with open(os.path.join(directory, "cancelled"), "w") as f:
+                        f.write(prompt)
+                sender.send(flags=final)
+                return
+            if "FAIL" in prompt and i == 2:
+                sender.send(pb_utils.InferenceResponse(error=pb_utils.TritonError("mock failure")),
+                            flags=final)
+                return
+            if "SLOW" in prompt:
+                time.sleep(0.02)
+            piece = word if i == 0 else " " + word
+            first_count = prompt_tokens if i == 0 else None
+            sender.send(_response(piece, first_count, 1 if counts else None))
+        sender.send(flags=final)
+
+    def finalize(self):
+        for thread in self.threads:
+            thread.join()

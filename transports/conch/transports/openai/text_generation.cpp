@@ -1,0 +1,282 @@
+// POST /v1/completions and /v1/chat/completions: decode, resolve the model,
+// render the chat, build the request per the model's contract, submit, and
+// answer whole or as server-sent events.
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "conch/transports/openai/build_request.hpp"
+#include "conch/transports/openai/decode_requests.hpp"
+#include "conch/transports/openai/encode_responses.hpp"
+#include "conch/transports/openai/generation_output.hpp"
+#include "conch/transports/openai/model_contract.hpp"
+#include "conch/transports/openai/routes.hpp"
+#include "conch/transports/openai/stop_scanner.hpp"
+
+namespace conch::transports::openai {
+
+namespace {
+
+enum class answer_kind { completion, chat };
+
+// A chat whose tool_choice names the function the model must call (or
+// "required", the first one): the whole text is that call's arguments.
+struct forced_call {
+  std::string name;
+};
+
+std::string_view body_of(const http::request& req) {
+  return {reinterpret_cast<const char*>(req.body.data()), req.body.size()};
+}
+
+// One answer in progress. The server calls on_response once per response,
+// one call at a time; the loop thread may cancel meanwhile.
+class generation final {
+ public:
+  generation(answer_kind kind, const generation_settings& s, std::optional<forced_call> call,
+             http::responder res, protocol::admission::ticket ticket)
+    : kind_(kind), stream_(s.stream), usage_(s.usage),
+      header_{new_answer_id(), unix_seconds(), s.model}, stops_(s.stop),
+      call_(std::move(call)), res_(std::move(res)), ticket_(std::move(ticket)) {}
+
+  cancel_slot& canceller() { return cancel_; }
+
+  void on_response(runtime::inference_response&& r) {
+    if (done_)
+      return;
+    if (!r.error.is_ok()) {
+      fail(r.error);
+      return;
+    }
+    auto out = read_generation(r);
+    if (!out) {
+      fail(out.error());
+      return;
+    }
+    tally_.add(*out);
+    std::string piece = stops_.feed(out->text);
+    const bool stopped = stops_.stopped();
+    if (r.final && !stopped)
+      piece += stops_.flush();
+    const bool finished = r.final || stopped;
+    if (stream_)
+      stream_piece(piece, finished);
+    else
+      text_ += piece;
+    if (!finished)
+      return;
+    if (!stream_)
+      answer_whole();
+    finish();
+    // The model may go on; what it would say is past the stop.
+    if (stopped && !r.final)
+      cancel_.cancel();
+  }
+
+ private:
+  std::string_view finish_reason() const { return "stop"; }
+
+  void fail(const runtime::status& error) {
+    if (!started_) {
+      res_.send(error_response(from_status(error)));
+    } else {
+      // Mid-stream, the error is the last event: OpenAI's clients raise it.
+      res_.write(sse_event(stream_error_event(error)));
+      res_.end_stream();
+    }
+    finish();
+    cancel_.cancel();
+  }
+
+  void finish() {
+    done_ = true;
+    ticket_.reset();
+  }
+
+  void start_stream() {
+    if (started_)
+      return;
+    http::response head{200};
+    head.headers.set("Content-Type", "text/event-stream; charset=utf-8");
+    head.headers.set("Cache-Control", "no-cache");
+    res_.begin_stream(std::move(head));
+    started_ = true;
+    if (kind_ == answer_kind::chat)
+      res_.write(sse_event(chat_role_chunk(header_)));
+  }
+
+  void stream_piece(const std::string& piece, bool finished) {
+    start_stream();
+    if (piece.empty() && !finished)
+      return;
+    std::optional<std::string_view> reason;
+    if (finished)
+      reason = finish_reason();
+    if (kind_ == answer_kind::completion) {
+      res_.write(sse_event(completion_chunk(header_, piece, reason)));
+    } else if (call_) {
+      tool_call_delta d{0, !call_sent_, header_.id, call_->name, piece};
+      call_sent_ = true;
+      res_.write(sse_event(chat_tool_chunk(header_, {d}, reason)));
+    } else {
+      res_.write(sse_event(chat_content_chunk(header_, piece, reason)));
+    }
+    if (!finished)
+      return;
+    if (usage_ == usage_chunk::included)
+      if (auto counts = tally_.counts())
+        res_.write(sse_event(usage_chunk_body(header_, kind_ == answer_kind::completion
+                                                         ? "text_completion"
+                                                         : "chat.completion.chunk",
+                                              *counts)));
+    res_.write(sse_done());
+    res_.end_stream();
+  }
+
+  void answer_whole() {
+    std::string body;
+    if (kind_ == answer_kind::completion)
+      body = completion_body(header_, text_, finish_reason(), tally_.counts());
+    else if (call_)
+      body = chat_body(header_, "", {{header_.id, call_->name, text_}}, finish_reason(),
+                       tally_.counts());
+    else
+      body = chat_body(header_, text_, {}, finish_reason(), tally_.counts());
+    res_.send(json_response(std::move(body)));
+  }
+
+  const answer_kind kind_;
+  const bool stream_;
+  const usage_chunk usage_;
+  const answer_header header_;
+  stop_scanner stops_;
+  const std::optional<forced_call> call_;
+  http::responder res_;
+  protocol::admission::ticket ticket_;
+  cancel_slot cancel_;
+  usage_tally tally_;
+  std::string text_;
+  bool started_ = false;
+  bool done_ = false;
+  bool call_sent_ = false;
+};
+
+// What a text request needs once decoded: the model, its contract, the
+// prompt and the tool the model must call, if any.
+struct prepared_text {
+  runtime::inference_request request;
+  runtime::resolved_model_ptr model;
+  std::optional<forced_call> call;
+};
+
+runtime::result<prepared_text> prepare(const openai_handler_options& options,
+                                       const generation_settings& settings,
+                                       std::string_view prompt, const output_schema& schema,
+                                       std::optional<forced_call> call) {
+  auto model = resolve_model(*options.server, settings.model);
+  if (!model)
+    return model.error();
+  const auto& config = *(*model)->config;
+  auto contract = contract_of(config);
+  if (!contract)
+    return contract.error();
+  auto request = build_generate_request(config, *contract, prompt, settings,
+                                        options.default_max_tokens, schema);
+  if (!request)
+    return request.error();
+  return prepared_text{std::move(*request), std::move(*model), std::move(call)};
+}
+
+void submit(route_call& call, answer_kind kind, const generation_settings& settings,
+            prepared_text prepared) {
+  auto pending = std::make_shared<generation>(kind, settings, std::move(prepared.call),
+                                              std::move(call.res), std::move(call.ticket));
+  auto cancel = call.options.server->submit(
+    std::move(prepared.request),
+    [pending](runtime::inference_response&& r) { pending->on_response(std::move(r)); },
+    {runtime::submitter::frontend, runtime::placement::queued, runtime::trace_origin{},
+     std::move(prepared.model)});
+  pending->canceller().set(std::move(cancel));
+  call.req->on_cancel([pending] { pending->canceller().cancel(); });
+}
+
+// The tool a chat request makes the model call: the one tool_choice names,
+// or for "required" the first of `tools`; its parameters' schema guides the
+// output where the model takes guidance.
+std::optional<forced_call> forced_tool(const chat_request& chat, output_schema& schema) {
+  size_t index = 0;
+  if (chat.tool_choice == tool_choice_mode::named) {
+    while (index < chat.tool_names.size() && chat.tool_names[index] != chat.tool_choice_name)
+      ++index;
+  } else if (chat.tool_choice != tool_choice_mode::required) {
+    return std::nullopt;
+  }
+  if (index >= chat.tool_names.size())
+    return std::nullopt;
+  schema.json = chat.tool_parameters[index];
+  return forced_call{chat.tool_names[index]};
+}
+
+} // namespace
+
+void serve_completion(route_call&& call) {
+  completion_request request;
+  if (auto bad = decode_completion_request(body_of(*call.req), request)) {
+    call.res.send(error_response(*bad));
+    return;
+  }
+  auto prepared = prepare(call.options, request.settings, request.prompt, {}, std::nullopt);
+  if (!prepared) {
+    call.res.send(error_response(from_status(prepared.error())));
+    return;
+  }
+  submit(call, answer_kind::completion, request.settings, std::move(*prepared));
+}
+
+void serve_chat(route_call&& call) {
+  chat_request request;
+  if (auto bad = decode_chat_request(body_of(*call.req), request)) {
+    call.res.send(error_response(*bad));
+    return;
+  }
+  // No tool-call parser is configured, so the model's text cannot be read
+  // as calls: "auto" and tools without a choice are refused as Triton
+  // refuses them without --tool-call-parser.
+  if (request.tool_choice == tool_choice_mode::auto_) {
+    call.res.send(error_response(
+      detail_error(400, "\"auto\" tool choice requires --tool-call-parser to be set")));
+    return;
+  }
+  if (!request.tool_names.empty() && request.tool_choice == tool_choice_mode::unset) {
+    call.res.send(error_response(
+      detail_error(400, "having tools in the request requires --tool-call-parser to be set")));
+    return;
+  }
+  // The model must exist before the chat is rendered, as Triton checks it first.
+  if (auto model = resolve_model(*call.options.server, request.settings.model); !model) {
+    call.res.send(error_response(from_status(model.error())));
+    return;
+  }
+  if (!call.options.chat_template) {
+    call.res.send(error_response(detail_error(
+      400, "Unknown tokenizer: chat completions need a chat template (start the frontend with "
+           "a tokenizer or a chat template)")));
+    return;
+  }
+  auto prompt = call.options.chat_template({request.messages_json, request.tools_json});
+  if (!prompt) {
+    call.res.send(error_response(detail_error(400, prompt.error().message())));
+    return;
+  }
+  output_schema schema;
+  auto forced = forced_tool(request, schema);
+  auto prepared = prepare(call.options, request.settings, *prompt, schema, std::move(forced));
+  if (!prepared) {
+    call.res.send(error_response(from_status(prepared.error())));
+    return;
+  }
+  submit(call, answer_kind::chat, request.settings, std::move(*prepared));
+}
+
+} // namespace conch::transports::openai
