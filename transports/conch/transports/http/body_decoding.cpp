@@ -17,22 +17,25 @@ size_t room_in(const runtime::statistics::byte_budget* budget) noexcept {
   return used >= budget->limit() ? 0 : budget->limit() - used;
 }
 
-response busy(const runtime::statistics::byte_budget& budget) {
-  return response::error(503, "the server is busy: request bodies in flight exceed "
-                                  + std::to_string(budget.limit()) + " bytes");
+response busy(const runtime::statistics::byte_budget& budget, const refusal_writer& writer) {
+  return refuse(writer, 503,
+                "the server is busy: request bodies in flight exceed "
+                  + std::to_string(budget.limit()) + " bytes",
+                runtime::statistics::request_refusal::input_budget);
 }
 
 } // namespace
 
 std::optional<response> decode_request_body(
     request& req, size_t max_size,
-    const std::shared_ptr<runtime::statistics::byte_budget>& budget) {
+    const std::shared_ptr<runtime::statistics::byte_budget>& budget,
+    const refusal_writer& writer) {
   auto* field = req.headers.find("Content-Encoding");
   if (field == nullptr)
     return std::nullopt;
   auto coding = parse_content_coding(*field);
   if (!coding) {
-    auto answer = response::error(501, coding.error().message());
+    auto answer = refuse(writer, 501, coding.error().message());
     answer.headers.set("Accept-Encoding", "gzip, deflate");
     return answer;
   }
@@ -46,13 +49,13 @@ std::optional<response> decode_request_body(
     room += std::min(req.input_bytes.bytes(), SIZE_MAX - 1 - room);
   auto decoded = decode_body(*coding, req.body, max_size, room);
   if (!decoded && decoded.error().code() == runtime::errc::unavailable)
-    return busy(*budget);
+    return busy(*budget, writer);
   if (!decoded)
-    return response::error(400, decoded.error().message());
+    return refuse(writer, 400, decoded.error().message());
   req.input_bytes.release();
   runtime::statistics::byte_ticket ticket;
   if (!ticket.take(budget, decoded->size()))
-    return busy(*budget);
+    return busy(*budget, writer);
   req.body = std::move(*decoded);
   req.input_bytes = std::move(ticket);
   return std::nullopt;

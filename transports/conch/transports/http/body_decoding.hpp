@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "conch/transports/http/request.hpp"
+#include "conch/transports/http/server_options.hpp"
 #include "conch/transports/http/response.hpp"
 
 namespace conch::transports::http {
@@ -17,6 +18,7 @@ namespace conch::transports::http {
 /// coding, 400 for a corrupt or oversized body, 503 past the budget.
 std::optional<response> decode_request_body(
   request& req, size_t max_size,
-  const std::shared_ptr<runtime::statistics::byte_budget>& budget = nullptr);
+  const std::shared_ptr<runtime::statistics::byte_budget>& budget = nullptr,
+  const refusal_writer& writer = {});
 
 } // namespace conch::transports::http

@@ -174,11 +174,13 @@ void connection::on_request(request_ptr req) {
     no_more_requests_ = true;
   if (stopping_) {
     no_more_requests_ = true;
-    pipeline_.respond(seq, response::error(503, "the server is stopping"), true);
+    pipeline_.respond(seq, refuse(loop_.options().refusal_answer, 503, "the server is stopping"),
+                      true);
     return;
   }
   if (auto refusal = decode_request_body(*req, body_limit(loop_.options()),
-                                            loop_.input_budget())) {
+                                            loop_.input_budget(),
+                                            loop_.options().refusal_answer)) {
     bool busy = refusal->status == 503;
     if (busy) {
       loop_.stats().count(runtime::statistics::request_refusal::input_budget);
@@ -199,9 +201,8 @@ void connection::answer_parse_error() {
   if (auto why = parser_.refusal())
     loop_.stats().count(*why);
   parser_.abandon();  // its bytes go back to the budget now
-  const auto& format = loop_.options().refusal_answer;
-  auto answer = format ? format(parser_.error_status(), parser_.error_message(), parser_.refusal())
-                       : response::error(parser_.error_status(), parser_.error_message());
+  auto answer = refuse(loop_.options().refusal_answer, parser_.error_status(),
+                       parser_.error_message(), parser_.refusal());
   uint64_t seq = head_open_ ? head_seq_ : pipeline_.open(slot_info{nullptr, false, false, false});
   head_open_ = false;
   pipeline_.respond(seq, answer, true);

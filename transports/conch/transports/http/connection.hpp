@@ -125,6 +125,7 @@ class connection final : private parser_events {
   uint64_t stop_deadline_ms_ = 0; // set by begin_stop: reads end here
   uint64_t stop_drain_ms_ = 0;    // the drain time each wait on the client gets
   uint64_t stop_end_ms_ = 0;      // no wait on the client runs past it
+  uint64_t stop_streams_ms_ = 0;  // open streams' requests are cancelled then
   bool streams_cancelled_ = false; // a stop ended the streams' requests
   int64_t reported_response_bytes_ = 0;
 };

@@ -38,6 +38,7 @@ void connection::set_stop_deadlines() noexcept {
     // written and the connection closed (the linger, or half the budget).
     uint64_t room = budget - std::min(linger_ms, budget / 2);
     drain = drain == 0 ? room : std::min(drain, room);
+    stop_streams_ms_ = now() + room;
   }
   auto t = now();
   stop_drain_ms_ = drain;
@@ -84,14 +85,14 @@ connection::wait connection::current_wait() const noexcept {
   }
   if (!pipeline_.empty()) {
     // A stream may never end by itself (a model generating until told to
-    // stop): at the drain deadline its request is cancelled, so that the
-    // model ends it and the protocol writes its last event, and at the end
-    // of the stop the connection closes whatever is left.
-    if (stopping_ && pipeline_.streaming() && stop_deadline_ms_ != 0) {
+    // stop). It has what the stop's budget leaves, as any request in flight
+    // has; then its request is cancelled, so that the model ends it and the
+    // protocol writes its last event, and at the end of the stop the
+    // connection closes whatever is left.
+    if (stopping_ && pipeline_.streaming() && stop_streams_ms_ != 0) {
       if (!streams_cancelled_)
-        return wait{wait_kind::stream, stop_deadline_ms_, true};
-      if (stop_end_ms_ != 0)
-        return wait{wait_kind::stream, stop_end_ms_, true};
+        return wait{wait_kind::stream, stop_streams_ms_, true};
+      return wait{wait_kind::stream, stop_end_ms_, true};
     }
     return {};  // the server has the next move; its exit timeout bounds it
   }
@@ -151,7 +152,7 @@ void connection::on_deadline(const wait& w) {
       if (!streams_cancelled_) {
         streams_cancelled_ = true;
         stats.count(connection_timeout::drain);
-        pipeline_.cancel_all();
+        pipeline_.cancel_streams();
         arm_timer();
         return;
       }
@@ -198,7 +199,7 @@ void connection::time_out_request(bool drain) {
   uint64_t seq = head_open_ ? head_seq_ : pipeline_.open(slot_info{nullptr, false, false, false});
   head_open_ = false;
   parser_.abandon();
-  pipeline_.respond(seq, response::error(status, message), true);
+  pipeline_.respond(seq, refuse(loop_.options().refusal_answer, status, message), true);
   flush();
   update_reading();
   arm_timer();

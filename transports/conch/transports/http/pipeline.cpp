@@ -123,6 +123,12 @@ void pipeline::cancel_all() {
       s.info.req->cancel();
 }
 
+void pipeline::cancel_streams() {
+  for (auto& s : slots_)
+    if (s.streaming && !s.finished && s.info.req)
+      s.info.req->cancel();
+}
+
 bool pipeline::streaming() const noexcept {
   for (const auto& s : slots_)
     if (s.streaming && !s.finished)

@@ -87,6 +87,9 @@ class pipeline {
   /// True while a streamed answer has begun and not ended.
   bool streaming() const noexcept;
 
+  /// Cancels the requests of the streamed answers that have not ended.
+  void cancel_streams();
+
   /// Open slots, answered or not, whose output is not yet all taken.
   size_t size() const noexcept { return slots_.size(); }
   bool empty() const noexcept { return slots_.empty(); }

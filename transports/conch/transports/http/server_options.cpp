@@ -34,4 +34,9 @@ runtime::status check(const server_options& o) {
   return runtime::status::ok();
 }
 
+response refuse(const refusal_writer& writer, int status, std::string_view message,
+                std::optional<runtime::statistics::request_refusal> why) {
+  return writer ? writer(status, message, why) : response::error(status, message);
+}
+
 } // namespace conch::transports::http

@@ -15,6 +15,11 @@
 
 namespace conch::transports::http {
 
+/// Writes the answer to a refusal of the transport's own (see
+/// server_options::refusal_answer).
+using refusal_writer = std::function<response(
+  int status, std::string_view message, std::optional<runtime::statistics::request_refusal> why)>;
+
 /// How the HTTP transport listens and what it accepts: what a user sets
 /// (listener_options) and the transport's own tunables.
 struct server_options : listener_options {
@@ -42,10 +47,14 @@ struct server_options : listener_options {
   /// spent), from its status, Triton's message and, for a limit, which one:
   /// a protocol with its own error shapes (OpenAI's 413) sets it. Unset:
   /// the KServe error body `{"error": "<message>"}` with that status.
-  std::function<response(int status, std::string_view message,
-                         std::optional<runtime::statistics::request_refusal> why)>
-    refusal_answer;
+  refusal_writer refusal_answer;
 };
+
+/// The answer to a request the transport refuses itself: `status` and
+/// Triton's `message`, written by `writer` where it is set, else KServe's
+/// `{"error": "<message>"}`.
+response refuse(const refusal_writer& writer, int status, std::string_view message,
+                std::optional<runtime::statistics::request_refusal> why = std::nullopt);
 
 /// The largest body a request may have: max_input_size, or the whole
 /// max_inflight_bytes budget where that is smaller, so that a body which
