@@ -104,7 +104,8 @@ def check_port_range(args: argparse.Namespace) -> None:
                                 ("GRPC", args.allow_grpc, args.grpc_port),
                                 ("metrics", args.allow_metrics, args.metrics_port),
                                 ("OpenAI", args.allow_openai or args.openai_port is not None,
-                                 args.openai_port or _OPENAI["port"])):
+                                 _OPENAI["port"] if args.openai_port is None
+                                 else args.openai_port)):
         if allowed and not lo <= port <= hi:
             raise ValueError(f"The server cannot listen to {name} requests at port {port}, "
                              f"allowed port range is [{lo}, {hi}]")
@@ -308,6 +309,14 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                      metavar="N",
                      help=f"max_tokens of a request that names none (default: "
                           f"{_OPENAI['default_max_tokens']})")
+    oai.add_argument("--tool-call-parser", choices=("llama3", "mistral"), default=None,
+                     help="how the models write tool calls; chats with tools and "
+                          "tool_choice 'auto' get them parsed (default: none)")
+    oai.add_argument("--max-tool-call-parse-bytes", type=_positive,
+                     default=_OPENAI["max_tool_call_parse_bytes"], metavar="N",
+                     help="the most bytes of a tool call read before the answer ends with "
+                          "finish_reason 'length' (default: "
+                          f"{_OPENAI['max_tool_call_parse_bytes']})")
     oai.add_argument("--openai-restricted-api", nargs=3, action="append", default=[],
                      metavar=("APIs", "Restricted Key", "Restricted Value"),
                      help="calls to these comma-separated API groups (inference, embedding, "
@@ -572,6 +581,8 @@ def _start_frontends(server: Server, args: argparse.Namespace) -> list:
             default_max_tokens=args.default_max_tokens,
             restricted_apis=[tuple(g) for g in args.openai_restricted_api],
             api_key=args.openai_api_key, max_input_size=args.http_max_input_size,
+            tool_call_parser=args.tool_call_parser,
+            max_tool_call_parse_bytes=args.max_tool_call_parse_bytes,
             **_policy(args)))
         openai.start()
         frontends.append(openai)

@@ -454,3 +454,93 @@ def test_conch_serve_serves_the_openai_api(repository: pathlib.Path) -> None:
     finally:
         process.terminate()
         assert process.wait(timeout=60) == 0
+
+
+# -- tool calls in free text --------------------------------------------------------
+
+TOOLS = [{"type": "function", "function": {"name": "weather", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}}}}}]
+
+
+def _tool_client(server: conch.Server, **options: Any) -> Iterator[openai.OpenAI]:
+    with OpenAI(server, OpenAI.Options(port=0, tokenizer=TOKENIZER, **options)) as f:
+        yield openai.OpenAI(base_url=f"http://127.0.0.1:{f.port}/v1", api_key="EMPTY",
+                            max_retries=0)
+
+
+@pytest.mark.parametrize("parser,prompt", [("llama3", "TOOLCALL"), ("mistral", "MISTRAL")])
+def test_auto_tool_calls_whole_and_streamed(server: conch.Server, parser: str,
+                                            prompt: str) -> None:
+    for client in _tool_client(server, tool_call_parser=parser):
+        messages = [{"role": "user", "content": prompt}]
+        c = client.chat.completions.create(model="mock_llm", messages=messages, tools=TOOLS,
+                                           max_tokens=40)
+        assert c.choices[0].finish_reason == "tool_calls"
+        call = c.choices[0].message.tool_calls[0]
+        assert call.function.name == "weather" and len(call.id) >= 9
+        assert json.loads(call.function.arguments) == {"city": "Oslo"}
+        chunks = list(client.chat.completions.create(model="mock_llm", messages=messages,
+                                                     tools=TOOLS, tool_choice="auto",
+                                                     max_tokens=40, stream=True))
+        finishes = [ch.choices[0].finish_reason for ch in chunks if ch.choices]
+        assert finishes.count("tool_calls") == 1 and finishes[-1] == "tool_calls"
+        deltas = [d for ch in chunks if ch.choices for d in (ch.choices[0].delta.tool_calls or [])]
+        assert deltas[0].function.name == "weather"
+        assert json.loads("".join(d.function.arguments or "" for d in deltas)) == {
+            "city": "Oslo"}
+        # An answer that is no call stays content, whole and streamed.
+        plain = client.chat.completions.create(
+            model="mock_llm", messages=[{"role": "user", "content": "x"}], tools=TOOLS,
+            max_tokens=3)
+        assert plain.choices[0].message.content == "w0 w1 w2"
+        assert plain.choices[0].finish_reason == "stop"
+        streamed = client.chat.completions.create(
+            model="mock_llm", messages=[{"role": "user", "content": "x"}], tools=TOOLS,
+            max_tokens=3, stream=True)
+        assert "".join(ch.choices[0].delta.content or "" for ch in streamed) == "w0 w1 w2"
+
+
+def test_a_tool_call_past_the_parse_limit_ends_with_length(server: conch.Server) -> None:
+    for client in _tool_client(server, tool_call_parser="llama3", max_tool_call_parse_bytes=64):
+        messages = [{"role": "user", "content": "LONGCALL"}]
+        chunks = list(client.chat.completions.create(model="mock_llm", messages=messages,
+                                                     tools=TOOLS, max_tokens=200, stream=True))
+        assert chunks[-1].choices[0].finish_reason == "length"
+        c = client.chat.completions.create(model="mock_llm", messages=messages, tools=TOOLS,
+                                           max_tokens=200)
+        assert c.choices[0].finish_reason == "length"
+
+
+def test_an_unknown_tool_call_parser_is_refused(server: conch.Server) -> None:
+    with pytest.raises(conch.InvalidArgumentError,
+                       match="tool parser: 'hermes' not found in tool_call_parsers"):
+        with OpenAI(server, OpenAI.Options(port=0, tool_call_parser="hermes")):
+            pass
+
+
+# -- hostile input and output ---------------------------------------------------------
+
+
+def test_hostile_bodies_get_bounded_answers(frontend: OpenAI) -> None:
+    port = frontend.port
+    many = b'{"model":"mock_llm","messages":[' + b",".join([b"1"] * 500_000) + b"]}"
+    status, reply = post(port, "/v1/chat/completions", many)
+    assert status == 422 and len(reply["detail"]) == 100
+    status, reply = post(port, "/v1/completions",
+                         b'{"model":"mock_llm","prompt":"x","temperature":NaN}')
+    assert status == 422 and reply["detail"][0]["type"] == "finite_number"
+    status, reply = post(port, "/v1/completions", b'{"model":"\xff\xfe","prompt":"x"}')
+    assert status == 422 and reply["detail"][0]["type"] == "json_invalid"
+    status, reply = post(port, "/v1/completions",
+                         {"model": "mock_trt", "prompt": "x", "max_tokens": 2**40})
+    assert status == 400 and "does not fit" in reply["detail"]
+    status, reply = post(port, "/v1/embeddings",
+                         {"model": "mock_embed", "input": list(range(5000))})
+    assert status == 200  # token ids are one input, however many
+
+
+def test_what_a_model_writes_is_sent_as_valid_utf8(client: openai.OpenAI) -> None:
+    whole = client.completions.create(model="mock_llm", prompt="UTF8")
+    assert whole.choices[0].text == "\u20ac ok\ufffd"
+    streamed = client.completions.create(model="mock_llm", prompt="UTF8", stream=True)
+    assert "".join(c.choices[0].text for c in streamed) == "\u20ac ok\ufffd"

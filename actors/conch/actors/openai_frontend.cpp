@@ -39,6 +39,13 @@ runtime::status check(const openai_options& o) {
     return runtime::invalid_argument("max_inflight must not be negative");
   if (o.default_max_tokens < 0)
     return runtime::invalid_argument("default_max_tokens must not be negative");
+  if (o.max_tool_call_parse_bytes <= 0)
+    return runtime::invalid_argument("max_tool_call_parse_bytes must be positive");
+  if (!o.tool_call_parser.empty()) {
+    auto format = transports::openai::tool_call_format_named(o.tool_call_parser);
+    if (!format)
+      return format.error();
+  }
   return check(transport_options(o));
 }
 
@@ -64,6 +71,9 @@ runtime::status openai_frontend::start() {
     h.api_key = options_.api_key;
     h.default_max_tokens = options_.default_max_tokens;
     h.chat_template = options_.chat_template;
+    if (!options_.tool_call_parser.empty())
+      h.tool_call_parser = *transports::openai::tool_call_format_named(options_.tool_call_parser);
+    h.max_tool_call_parse_bytes = static_cast<size_t>(options_.max_tool_call_parse_bytes);
     h.created = created;
     auto handler = transports::openai::openai_handler::make(std::move(h));
     if (!handler)

@@ -34,6 +34,15 @@ struct openai_options : transports::http::listener_options {
   /// When set, every /v1 route needs `Authorization: Bearer <api_key>`, as
   /// OpenAI's clients send their key; 401 otherwise.
   std::string api_key;
+  /// How the models write tool calls, "llama3" or "mistral"
+  /// (--tool-call-parser): chat requests with tools and tool_choice "auto"
+  /// (or none) have the answer read for calls. Empty: such requests are
+  /// refused with 400, as Triton refuses them without a parser.
+  std::string tool_call_parser;
+  /// The most bytes of a tool call read; past it the answer ends with
+  /// finish_reason "length" and the request is cancelled
+  /// (--max-tool-call-parse-bytes).
+  int64_t max_tool_call_parse_bytes = 1024 * 1024;
   /// Inference requests at most in flight; beyond it they get 503 at once.
   /// 0: no limit.
   int64_t max_inflight = 4096;
@@ -52,6 +61,8 @@ void for_each_option(openai_options& o, Visit&& visit) {
   visit("restricted_apis", o.restricted_apis);
   visit("api_key", o.api_key);
   visit("max_inflight", o.max_inflight);
+  visit("tool_call_parser", o.tool_call_parser);
+  visit("max_tool_call_parse_bytes", o.max_tool_call_parse_bytes);
 }
 
 } // namespace conch::actors

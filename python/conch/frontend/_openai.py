@@ -63,6 +63,14 @@ class OpenAI(Frontend):
         chat_template: Any = None
         #: The max_tokens of a request that names none (--default-max-tokens).
         default_max_tokens: int = Field(default=_DEFAULTS["default_max_tokens"], ge=0)
+        #: How the models write tool calls, "llama3" or "mistral"
+        #: (--tool-call-parser): a chat with tools and tool_choice "auto"
+        #: has its answer read for calls. None: such chats are refused (400).
+        tool_call_parser: Optional[str] = None
+        #: The most bytes of a tool call read; past it the answer ends with
+        #: finish_reason "length" (--max-tool-call-parse-bytes).
+        max_tool_call_parse_bytes: int = Field(default=_DEFAULTS["max_tool_call_parse_bytes"],
+                                               gt=0)
         #: Endpoint groups behind a header (--openai-restricted-api): each
         #: entry is (apis, header name, header value), apis a list or a
         #: comma-separated string of API_GROUPS; without the header a
@@ -113,6 +121,8 @@ class OpenAI(Frontend):
             restricted_apis=options.restricted_apis,
             api_key=options.api_key or "",
             max_inflight=options.max_inflight,
+            tool_call_parser=options.tool_call_parser or "",
+            max_tool_call_parse_bytes=options.max_tool_call_parse_bytes,
             chat_template=_renderer(options),
             **policy_of(options),
         )

@@ -111,16 +111,17 @@ std::unique_ptr<Py> make_frontend(py_server& srv, const py::kwargs& kwargs, cons
 }
 
 /// A chat renderer that calls `render(messages_json, tools_json) -> str` with
-/// the GIL held, from the loop thread that serves the request; a Python
-/// exception becomes the error the client gets. The callable is dropped
-/// without waiting for the GIL (py_ref).
+/// the GIL held, from the frontend's render threads (rule 2 of gil.hpp: a
+/// thread that finds the interpreter finalizing parks rather than unwind);
+/// a Python exception's message (not its traceback) becomes the error the
+/// client gets. The callable is dropped without waiting for the GIL (py_ref).
 actors::chat_renderer python_renderer(const py::handle& render) {
   auto ref = std::make_shared<py_ref>(py_ref::borrow(render.ptr()));
   return [ref](const transports::openai::chat_prompt& chat) -> runtime::result<std::string> {
     std::string prompt;
     std::string error;
     bool ok = false;
-    bool entered = with_gil([&] {
+    bool entered = with_gil_or_park([&] {
       try {
         auto fn = py::reinterpret_borrow<py::object>(ref->get());
         prompt = fn(py::str(chat.messages_json.data(), chat.messages_json.size()),
@@ -128,7 +129,9 @@ actors::chat_renderer python_renderer(const py::handle& render) {
                    .cast<std::string>();
         ok = true;
       } catch (py::error_already_set& e) {
-        error = e.what();
+        error = py::str(e.value()).cast<std::string>();
+        if (error.empty())
+          error = py::str(e.type().attr("__name__")).cast<std::string>();
       } catch (const py::cast_error&) {
         error = "the chat template did not render a string";
       }

@@ -1,6 +1,8 @@
 #include "conch/transports/openai/build_request.hpp"
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -22,6 +24,9 @@ runtime::result<runtime::shape_type> shape_for(const inference::ModelConfig& con
   int64_t fixed = 1;
   bool variable = false;
   for (auto d : in.dims()) {
+    if (d > (int64_t{1} << 31) || fixed > (int64_t{1} << 31))
+      return runtime::invalid_argument("input '" + in.name() + "' of model '" + config.name()
+                                       + "' has dims too large for the OpenAI frontend");
     if (d >= 0)
       fixed *= d;
     else
@@ -60,23 +65,55 @@ void put(std::string& bytes, T v) {
   bytes.append(raw, sizeof(T));
 }
 
-// One number as an element of `type`; false for a type a number cannot be.
+// Whether `v` fits type T (a float type takes any finite value).
+template <class T, class N>
+bool fits(N v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return !std::is_floating_point_v<N> || std::isfinite(v);
+  } else if constexpr (std::is_floating_point_v<N>) {
+    return std::isfinite(v) && std::floor(v) == v
+           && v >= static_cast<double>(std::numeric_limits<T>::min())
+           && v <= static_cast<double>(std::numeric_limits<T>::max());
+  } else if constexpr (std::is_same_v<N, bool>) {
+    return true;
+  } else if constexpr (std::is_signed_v<N>) {
+    if (v < 0)
+      return std::is_signed_v<T> && v >= static_cast<int64_t>(std::numeric_limits<T>::min());
+    return static_cast<uint64_t>(v) <= static_cast<uint64_t>(std::numeric_limits<T>::max());
+  } else {
+    return static_cast<uint64_t>(v) <= static_cast<uint64_t>(std::numeric_limits<T>::max());
+  }
+}
+
+// One number as an element of `type` when it fits; an error naming the
+// input otherwise, or for a type a number cannot be.
+template <class T, class N>
+status put_checked(std::string& bytes, N v, const std::string& name) {
+  if (!fits<T>(v))
+    return runtime::invalid_argument("the value given for input '" + name
+                                     + "' does not fit its type");
+  put(bytes, static_cast<T>(v));
+  return status::ok();
+}
+
 template <class N>
-bool put_number(std::string& bytes, runtime::data_type type, N v) {
+status put_number(std::string& bytes, runtime::data_type type, N v, const std::string& name) {
   using runtime::data_type;
   switch (type) {
-    case data_type::bool_: put<uint8_t>(bytes, v != 0 ? 1 : 0); return true;
-    case data_type::uint8: put(bytes, static_cast<uint8_t>(v)); return true;
-    case data_type::uint16: put(bytes, static_cast<uint16_t>(v)); return true;
-    case data_type::uint32: put(bytes, static_cast<uint32_t>(v)); return true;
-    case data_type::uint64: put(bytes, static_cast<uint64_t>(v)); return true;
-    case data_type::int8: put(bytes, static_cast<int8_t>(v)); return true;
-    case data_type::int16: put(bytes, static_cast<int16_t>(v)); return true;
-    case data_type::int32: put(bytes, static_cast<int32_t>(v)); return true;
-    case data_type::int64: put(bytes, static_cast<int64_t>(v)); return true;
-    case data_type::fp32: put(bytes, static_cast<float>(v)); return true;
-    case data_type::fp64: put(bytes, static_cast<double>(v)); return true;
-    default: return false;
+    case data_type::bool_: put<uint8_t>(bytes, v != 0 ? 1 : 0); return status::ok();
+    case data_type::uint8: return put_checked<uint8_t>(bytes, v, name);
+    case data_type::uint16: return put_checked<uint16_t>(bytes, v, name);
+    case data_type::uint32: return put_checked<uint32_t>(bytes, v, name);
+    case data_type::uint64: return put_checked<uint64_t>(bytes, v, name);
+    case data_type::int8: return put_checked<int8_t>(bytes, v, name);
+    case data_type::int16: return put_checked<int16_t>(bytes, v, name);
+    case data_type::int32: return put_checked<int32_t>(bytes, v, name);
+    case data_type::int64: return put_checked<int64_t>(bytes, v, name);
+    case data_type::fp32: return put_checked<float>(bytes, v, name);
+    case data_type::fp64: return put_checked<double>(bytes, v, name);
+    default:
+      return runtime::invalid_argument("input '" + name
+                                       + "' has a type the OpenAI frontend cannot fill");
   }
 }
 
@@ -117,10 +154,8 @@ class input_writer {
         runtime::append_bytes_element(bytes, v ? "true" : "false");
       else
         runtime::append_bytes_element(bytes, std::to_string(v));
-    } else if (!put_number(bytes, *type, v)) {
-      return runtime::invalid_argument("input '" + in->name() + "' of model '" + config_.name()
-                                       + "' has a type the OpenAI frontend cannot fill: "
-                                       + inference::DataType_Name(in->data_type()));
+    } else {
+      CONCH_RUNTIME_RETURN_IF_ERROR(put_number(bytes, *type, v, in->name()));
     }
     return add(*in, *type, 1, bytes);
   }

@@ -10,6 +10,7 @@
 #include <rapidjson/writer.h>
 
 #include "conch/transports/http/kserve/codec/json_policy.hpp"
+#include "conch/transports/openai/utf8.hpp"
 
 namespace conch::transports::openai {
 
@@ -26,11 +27,33 @@ constexpr size_t max_stop_bytes = 256;
 // text is an inference request of its own.
 constexpr size_t max_embedding_inputs = 2048;
 
+// `v` as JSON text; "null" for a value JSON cannot hold (a NaN inside).
 std::string json_of(const value& v) {
   rapidjson::StringBuffer out;
   rapidjson::Writer<rapidjson::StringBuffer> w(out);
-  v.Accept(w);
+  if (!v.Accept(w))
+    return "null";
   return {out.GetString(), out.GetSize()};
+}
+
+// The most field errors one answer lists, and the largest offending value
+// it repeats: a body of millions of bad items costs a bounded answer.
+constexpr size_t max_field_errors = 100;
+constexpr size_t max_error_input = 1024;
+
+// The offending value as the error repeats it; empty (left out) when it is
+// too large or not writable as JSON (a NaN).
+std::string error_input(const value& v) {
+  rapidjson::StringBuffer out;
+  rapidjson::Writer<rapidjson::StringBuffer> w(out);
+  if (!v.Accept(w) || out.GetSize() > max_error_input)
+    return {};
+  return {out.GetString(), out.GetSize()};
+}
+
+void add_error(std::vector<field_error>& errors, field_error e) {
+  if (errors.size() < max_field_errors)
+    errors.push_back(std::move(e));
 }
 
 std::string name_of(const value& key) { return {key.GetString(), key.GetStringLength()}; }
@@ -59,8 +82,8 @@ class schema_reader {
   }
 
   void fail(const std::string& field, std::string type, std::string msg, const value* input) {
-    errors_.push_back({std::move(type), loc(field), std::move(msg),
-                       input != nullptr ? json_of(*input) : std::string{}});
+    add_error(errors_, {std::move(type), loc(field), std::move(msg),
+                        input != nullptr ? error_input(*input) : std::string{}});
   }
 
   void missing(const std::string& field, const value& object) {
@@ -83,6 +106,10 @@ class schema_reader {
       return;
     }
     double d = v.GetDouble();
+    if (!std::isfinite(d)) {
+      fail(field, "finite_number", "Input should be a finite number", &v);
+      return;
+    }
     if (!in_range(field, v, d, lo, hi))
       return;
     out = d;
@@ -197,7 +224,7 @@ class schema_reader {
                const value& input) {
     auto l = base_;
     l.insert(l.end(), path);
-    errors_.push_back({std::move(type), std::move(l), std::move(msg), json_of(input)});
+    add_error(errors_, {std::move(type), std::move(l), std::move(msg), error_input(input)});
   }
 
   bool clean() const { return errors_.empty(); }
@@ -227,13 +254,16 @@ constexpr double unbounded = 1e300;
 
 // Parses `body` as one JSON object; the 422 FastAPI answers otherwise.
 std::optional<api_error> parse_object(std::string_view body, rapidjson::Document& doc) {
+  if (!valid_utf8(body))
+    return validation_failed({{"json_invalid", {"body", "0"}, "JSON decode error", ""}});
   auto parsed = http::kserve::codec::parse_json(body, doc);
   if (!parsed.is_ok())
     return validation_failed({{"json_invalid", {"body", "0"}, "JSON decode error", ""}});
   if (!doc.IsObject())
     return validation_failed(
       {{"model_attributes_type", {"body"},
-        "Input should be a valid dictionary or object to extract fields from", json_of(doc)}});
+        "Input should be a valid dictionary or object to extract fields from",
+        error_input(doc)}});
   return std::nullopt;
 }
 
@@ -372,8 +402,8 @@ void read_message(const value& m, size_t index, std::vector<field_error>& errors
   std::vector<std::string> base{"body", "messages", std::to_string(index)};
   schema_reader r{errors, base};
   if (!m.IsObject()) {
-    errors.push_back({"model_type", base, "Input should be a valid dictionary or object",
-                      json_of(m)});
+    add_error(errors, {"model_type", base, "Input should be a valid dictionary or object",
+                      error_input(m)});
     return;
   }
   out.CopyFrom(m, alloc);
@@ -403,20 +433,20 @@ void read_message(const value& m, size_t index, std::vector<field_error>& errors
     for (const auto& part : content->value.GetArray()) {
       auto type = part.IsObject() ? part.FindMember("type") : part.MemberEnd();
       if (!part.IsObject() || type == part.MemberEnd() || !type->value.IsString()) {
-        errors.push_back({"model_type",
+        add_error(errors, {"model_type",
                           {"body", "messages", std::to_string(index), "content",
                            std::to_string(part_index)},
-                          "Input should be a content part with a 'type'", json_of(part)});
+                          "Input should be a content part with a 'type'", error_input(part)});
       } else if (name_of(type->value) != "text") {
         if (!unserved)
           unserved = "only text message is supported, but got " + name_of(type->value);
       } else {
         auto text = part.FindMember("text");
         if (text == part.MemberEnd() || !text->value.IsString())
-          errors.push_back({"string_type",
+          add_error(errors, {"string_type",
                             {"body", "messages", std::to_string(index), "content",
                              std::to_string(part_index), "text"},
-                            "Input should be a valid string", json_of(part)});
+                            "Input should be a valid string", error_input(part)});
       }
       ++part_index;
     }
@@ -449,8 +479,8 @@ void read_tools(const value& v, std::vector<field_error>& errors, chat_request& 
   if (v.IsNull())
     return;
   if (!v.IsArray()) {
-    errors.push_back({"list_type", {"body", "tools"}, "Input should be a valid list",
-                      json_of(v)});
+    add_error(errors, {"list_type", {"body", "tools"}, "Input should be a valid list",
+                      error_input(v)});
     return;
   }
   size_t index = 0;
@@ -459,13 +489,13 @@ void read_tools(const value& v, std::vector<field_error>& errors, chat_request& 
     auto fn = tool.IsObject() ? tool.FindMember("function") : tool.MemberEnd();
     if (!tool.IsObject() || fn == tool.MemberEnd() || !fn->value.IsObject()) {
       base.push_back("function");
-      errors.push_back({"missing", base, "Field required", json_of(tool)});
+      add_error(errors, {"missing", base, "Field required", error_input(tool)});
       continue;
     }
     auto name = fn->value.FindMember("name");
     if (name == fn->value.MemberEnd() || !name->value.IsString()) {
       base.insert(base.end(), {"function", "name"});
-      errors.push_back({"missing", base, "Field required", json_of(fn->value)});
+      add_error(errors, {"missing", base, "Field required", error_input(fn->value)});
       continue;
     }
     out.tool_names.push_back(name_of(name->value));
@@ -492,8 +522,8 @@ void read_tool_choice(const value& v, std::vector<field_error>& errors, chat_req
     else if (s == "required")
       out.tool_choice = tool_choice_mode::required;
     else
-      errors.push_back({"literal_error", {"body", "tool_choice"},
-                        "Input should be 'none', 'auto' or 'required'", json_of(v)});
+      add_error(errors, {"literal_error", {"body", "tool_choice"},
+                        "Input should be 'none', 'auto' or 'required'", error_input(v)});
     return;
   }
   auto fn = v.IsObject() ? v.FindMember("function") : v.MemberEnd();
@@ -505,9 +535,9 @@ void read_tool_choice(const value& v, std::vector<field_error>& errors, chat_req
       return;
     }
   }
-  errors.push_back({"model_type", {"body", "tool_choice"},
+  add_error(errors, {"model_type", {"body", "tool_choice"},
                     "Input should be 'none', 'auto', 'required' or a named function",
-                    json_of(v)});
+                    error_input(v)});
 }
 
 // The tool checks of Triton's frontend, which come after the schema's.
@@ -679,7 +709,8 @@ std::optional<api_error> decode_embedding_request(std::string_view body,
         if (v.GetStringLength() == 0)
           r.fail(name, "string_too_short", "String should have at least 1 character", &v);
         out.texts.push_back(name_of(v));
-      } else if (v.IsArray() && v.Size() > max_embedding_inputs) {
+      } else if (v.IsArray() && !v.Empty() && v[0].IsString()
+                 && v.Size() > max_embedding_inputs) {
         r.fail(name, "too_long", "List should have at most "
                                    + std::to_string(max_embedding_inputs)
                                    + " items after validation, not " + std::to_string(v.Size()),

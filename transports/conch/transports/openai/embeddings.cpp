@@ -2,7 +2,9 @@
 // takes `embedding_request` (a JSON object with the input and pooling
 // parameters) and answers `text_output` (a JSON list of numbers); the
 // answers are gathered in input order.
+#include <cmath>
 #include <cstring>
+#include <optional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -56,71 +58,82 @@ runtime::result<std::string> embedding_json(const std::string& text, embedding_e
     return runtime::internal_error("the embedding model's output is not a JSON list");
   std::string floats;
   floats.reserve(doc.Size() * sizeof(float));
+  json_text list;
+  list.begin_array();
   for (const auto& v : doc.GetArray()) {
-    if (!v.IsNumber())
-      return runtime::internal_error("the embedding model's output holds a non-number");
+    if (!v.IsNumber() || !std::isfinite(v.GetDouble()))
+      return runtime::internal_error("the embedding model's output holds a value that is not a "
+                                     "finite number");
+    list.value(v.GetDouble());
     float f = static_cast<float>(v.GetDouble());
     char raw[sizeof f];
     std::memcpy(raw, &f, sizeof f);
     floats.append(raw, sizeof f);
   }
+  list.end_array();
   if (e == embedding_encoding::floats)
-    return text;
+    return list.take();
   json_text j;
   j.value(base64_of(floats));
   return j.take();
 }
 
-// The answers of one embeddings request, in input order.
+// The answers of one embeddings request, in input order. Each item holds
+// an admission ticket of its own until it is answered; the first failure
+// answers the request and cancels the other items; a client gone cancels
+// them all, those submitted after it too. Thread-safe.
 class embedding_batch final {
  public:
-  embedding_batch(size_t count, embedding_request request, http::responder res,
-                  protocol::admission::ticket ticket)
-    : request_(std::move(request)), res_(std::move(res)), ticket_(std::move(ticket)),
-      vectors_(count), remaining_(count) {}
+  embedding_batch(embedding_request request, http::responder res,
+                  std::vector<protocol::admission::ticket> tickets)
+    : request_(std::move(request)), res_(std::move(res)), tickets_(std::move(tickets)),
+      vectors_(tickets_.size()), remaining_(tickets_.size()) {}
 
   void on_response(size_t index, runtime::inference_response&& r) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (done_)
-      return;
-    if (!r.error.is_ok())
-      return fail(from_status(r.error));
-    auto out = read_generation(r);
-    if (!out)
-      return fail(from_status(out.error()));
-    if (!out->text.empty()) {
-      auto json = embedding_json(out->text, request_.encoding);
-      if (!json)
-        return fail(from_status(json.error()));
-      vectors_[index] = std::move(*json);
+    std::vector<cancel_fn> cancels;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (done_)
+        return;
+      auto failure = take(index, std::move(r));
+      if (!failure && !r.final)
+        return;
+      if (failure) {
+        fail(*failure);
+        cancels.swap(cancels_);
+      } else if (vectors_[index].empty()) {
+        fail(detail_error(500, "the embedding model answered without an embedding"));
+        cancels.swap(cancels_);
+      } else {
+        tickets_[index].reset();
+        if (--remaining_ == 0)
+          answer();
+      }
     }
-    if (out->prompt_tokens)
-      prompt_tokens_ += *out->prompt_tokens;
-    else
-      counted_all_ = false;
-    if (!r.final)
-      return;
-    if (vectors_[index].empty())
-      return fail(detail_error(500, "the embedding model answered without an embedding"));
-    if (--remaining_ > 0)
-      return;
-    done_ = true;
-    std::optional<usage_counts> usage;
-    if (counted_all_)
-      usage = usage_counts{prompt_tokens_, 0};
-    res_.send(json_response(embedding_body(request_.model, vectors_, usage)));
-    ticket_.reset();
+    for (auto& f : cancels)
+      if (f)
+        f();
   }
 
+  // Keeps what cancels item `fn`'s request; runs it at once when the batch
+  // is already cancelled or failed.
   void add_cancel(cancel_fn fn) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    cancels_.push_back(std::move(fn));
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!cancelled_ && !done_) {
+        cancels_.push_back(std::move(fn));
+        return;
+      }
+    }
+    if (fn)
+      fn();
   }
 
   void cancel() {
     std::vector<cancel_fn> fns;
     {
       std::lock_guard<std::mutex> lock(mutex_);
+      cancelled_ = true;
       fns.swap(cancels_);
     }
     for (auto& f : fns)
@@ -129,20 +142,49 @@ class embedding_batch final {
   }
 
  private:
+  // Takes one response of item `index`; the answer to give when it failed.
+  std::optional<api_error> take(size_t index, runtime::inference_response&& r) {
+    if (!r.error.is_ok())
+      return from_status(r.error);
+    auto out = read_generation(r);
+    if (!out)
+      return from_status(out.error());
+    if (out->text.empty())
+      return std::nullopt;  // a stream's closing flag
+    auto json = embedding_json(out->text, request_.encoding);
+    if (!json)
+      return from_status(json.error());
+    vectors_[index] = std::move(*json);
+    if (out->prompt_tokens)
+      prompt_tokens_ = saturating_add(prompt_tokens_, *out->prompt_tokens);
+    else
+      counted_all_ = false;
+    return std::nullopt;
+  }
+
+  void answer() {
+    done_ = true;
+    std::optional<usage_counts> usage;
+    if (counted_all_)
+      usage = usage_counts{prompt_tokens_, 0};
+    res_.send(json_response(embedding_body(request_.model, vectors_, usage)));
+  }
+
   void fail(const api_error& error) {
     done_ = true;
     res_.send(error_response(error));
-    ticket_.reset();
+    tickets_.clear();
   }
 
   std::mutex mutex_;
   embedding_request request_;
   http::responder res_;
-  protocol::admission::ticket ticket_;
+  std::vector<protocol::admission::ticket> tickets_;
   std::vector<std::string> vectors_;
   size_t remaining_;
   int64_t prompt_tokens_ = 0;
   bool counted_all_ = true;
+  bool cancelled_ = false;
   bool done_ = false;
   std::vector<cancel_fn> cancels_;
 };
@@ -210,8 +252,21 @@ void serve_embeddings(route_call&& call) {
     items.push_back(embedding_request_json(request, &t));
   if (items.empty())
     items.push_back(embedding_request_json(request, nullptr));
-  auto batch = std::make_shared<embedding_batch>(items.size(), std::move(request),
-                                                 std::move(call.res), std::move(call.ticket));
+  // Each item waits on the server as a request of its own, so each takes a
+  // place in flight.
+  std::vector<protocol::admission::ticket> tickets;
+  tickets.push_back(std::move(call.ticket));
+  while (tickets.size() < items.size()) {
+    auto more = call.admission.try_admit();
+    if (!more) {
+      call.res.send(error_response(
+        detail_error(503, "the server is busy: too many requests in flight")));
+      return;
+    }
+    tickets.push_back(std::move(more));
+  }
+  auto batch = std::make_shared<embedding_batch>(std::move(request), std::move(call.res),
+                                                 std::move(tickets));
   call.req->on_cancel([batch] { batch->cancel(); });
   for (size_t i = 0; i < items.size(); ++i) {
     runtime::inference_request r;

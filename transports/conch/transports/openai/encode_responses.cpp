@@ -19,7 +19,7 @@ void write_usage(json_text& j, std::optional<usage_counts> usage) {
   j.begin_object();
   j.member("prompt_tokens", usage->prompt);
   j.member("completion_tokens", usage->completion);
-  j.member("total_tokens", usage->prompt + usage->completion);
+  j.member("total_tokens", saturating_add(usage->prompt, usage->completion));
   j.end_object();
 }
 

@@ -1,5 +1,6 @@
 #include "conch/transports/openai/generation_output.hpp"
 
+#include <cstdint>
 #include <cstring>
 
 #include "conch/runtime/bytes_elements.hpp"
@@ -75,11 +76,18 @@ runtime::result<generation_output> read_generation(const runtime::inference_resp
   return out;
 }
 
+int64_t saturating_add(int64_t a, int64_t b) noexcept {
+  int64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum))
+    return b > 0 ? INT64_MAX : INT64_MIN;
+  return sum;
+}
+
 void usage_tally::add(const generation_output& piece) {
   if (!prompt_ && piece.prompt_tokens)
     prompt_ = piece.prompt_tokens;
   if (piece.completion_tokens)
-    completion_ = completion_.value_or(0) + *piece.completion_tokens;
+    completion_ = saturating_add(completion_.value_or(0), *piece.completion_tokens);
 }
 
 std::optional<usage_counts> usage_tally::counts() const {

@@ -27,6 +27,9 @@ struct generation_output {
 /// for a text output with another number of elements, as Triton words it.
 runtime::result<generation_output> read_generation(const runtime::inference_response& response);
 
+/// a + b, held at the ends of int64_t: token counts come from models.
+int64_t saturating_add(int64_t a, int64_t b) noexcept;
+
 /// Token counts of one answer, as `usage` reports them.
 struct usage_counts {
   int64_t prompt = 0;

@@ -6,6 +6,8 @@
 
 #include <rapidjson/writer.h>
 
+#include "conch/transports/openai/utf8.hpp"
+
 namespace conch::transports::openai {
 
 /// Writes one JSON document into a string: the OpenAI frontend's bodies and
@@ -23,11 +25,21 @@ class json_text {
   void end_array() { writer_.EndArray(); }
   void key(std::string_view k) { writer_.Key(k.data(), size(k)); }
 
-  void value(std::string_view s) { writer_.String(s.data(), size(s)); }
+  /// Writes `s` as a JSON string; ill-formed UTF-8 (a model may write any
+  /// bytes) is repaired first, so the document stays valid JSON text.
+  void value(std::string_view s) {
+    if (valid_utf8(s)) {
+      writer_.String(s.data(), size(s));
+      return;
+    }
+    auto repaired = repaired_utf8(s);
+    writer_.String(repaired.data(), size(repaired));
+  }
   void value(const char* s) { value(std::string_view{s}); }
   void value(const std::string& s) { value(std::string_view{s}); }
   void value(int64_t i) { writer_.Int64(i); }
   void value(int i) { writer_.Int(i); }
+  /// A finite number (JSON has no NaN or infinities; callers check).
   void value(double d) { writer_.Double(d); }
   void value(bool b) { writer_.Bool(b); }
   void null() { writer_.Null(); }

@@ -78,6 +78,18 @@ segments trimmed(const segments& s) {
 
 } // namespace
 
+// Two render threads: a second one keeps a long render from holding up
+// every chat, and more would only wait on Python's GIL.
+constexpr size_t render_threads = 2;
+constexpr size_t max_waiting_renders = 1024;
+
+openai_handler::openai_handler(openai_handler_options options, api_restrictions restricted)
+  : options_(std::move(options)), restricted_(std::move(restricted)),
+    admission_(options_.max_inflight, options_.stats) {
+  if (options_.chat_template)
+    renderers_ = std::make_unique<render_pool>(render_threads, max_waiting_renders);
+}
+
 runtime::result<std::shared_ptr<openai_handler>> openai_handler::make(
   openai_handler_options options) {
   if (!options.server)
@@ -106,7 +118,15 @@ bool openai_handler::authorized(const http::request& req) const {
   if (options_.api_key.empty())
     return true;
   const auto* auth = req.headers.find("Authorization");
-  return auth != nullptr && *auth == "Bearer " + options_.api_key;
+  constexpr std::string_view scheme = "Bearer ";
+  if (auth == nullptr || auth->size() != scheme.size() + options_.api_key.size()
+      || auth->compare(0, scheme.size(), scheme) != 0)
+    return false;
+  // In time that does not depend on where a wrong key differs.
+  unsigned char diff = 0;
+  for (size_t i = 0; i < options_.api_key.size(); ++i)
+    diff |= static_cast<unsigned char>((*auth)[scheme.size() + i] ^ options_.api_key[i]);
+  return diff == 0;
 }
 
 void openai_handler::handle(http::request_ptr req, http::responder res) {
@@ -154,7 +174,8 @@ void openai_handler::handle(http::request_ptr req, http::responder res) {
       detail_error(503, "the server is busy: too many requests in flight")));
     return;
   }
-  route_call call{options_, std::move(req), std::move(res), std::move(ticket)};
+  route_call call{options_, admission_, renderers_.get(), std::move(req), std::move(res),
+                  std::move(ticket)};
   switch (m.r) {
     case route::completions: serve_completion(std::move(call)); return;
     case route::chat: serve_chat(std::move(call)); return;

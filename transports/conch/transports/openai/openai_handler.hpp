@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +13,8 @@
 #include "conch/transports/gateway.hpp"
 #include "conch/transports/http/handler.hpp"
 #include "conch/transports/openai/api_restrictions.hpp"
+#include "conch/transports/openai/render_pool.hpp"
+#include "conch/transports/openai/tool_calls.hpp"
 #include "conch/transports/protocol/admission.hpp"
 
 namespace conch::transports::openai {
@@ -26,9 +29,9 @@ struct chat_prompt {
 
 /// Turns a chat into the prompt text the model continues (Hugging Face's
 /// `apply_chat_template` with a Jinja2 template, in Conch's Python
-/// package). Called on a loop thread, once per chat request, from any of
-/// them at once: it must be thread-safe and quick. An error answers 400
-/// with its message.
+/// package). Called once per chat request on one of the handler's render
+/// threads (never a loop thread), from two at once: it must be thread-safe.
+/// An error answers 400 with its message.
 using chat_renderer = std::function<runtime::result<std::string>(const chat_prompt&)>;
 
 /// What an OpenAI handler is made from.
@@ -48,6 +51,12 @@ struct openai_handler_options {
   /// Renders chat messages into a prompt; without one, chat requests
   /// answer 400.
   chat_renderer chat_template;
+  /// How the models write tool calls (--tool-call-parser); unset: chat
+  /// requests with tools need a named or required tool_choice.
+  std::optional<tool_call_format> tool_call_parser;
+  /// The most bytes of a tool call read before the answer ends with
+  /// finish_reason "length" (--max-tool-call-parse-bytes).
+  size_t max_tool_call_parse_bytes = 1024 * 1024;
   /// Seconds since the epoch that /v1/models reports as each model's
   /// `created`: when the frontend started.
   int64_t created = 0;
@@ -71,9 +80,7 @@ class openai_handler final : public http::handler {
   int64_t in_flight() const noexcept { return admission_.in_flight(); }
 
  private:
-  openai_handler(openai_handler_options options, api_restrictions restricted)
-    : options_(std::move(options)), restricted_(std::move(restricted)),
-      admission_(options_.max_inflight, options_.stats) {}
+  openai_handler(openai_handler_options options, api_restrictions restricted);
 
   bool refuse(api_group group, const http::request& req, http::responder& res) const;
   bool authorized(const http::request& req) const;
@@ -83,6 +90,8 @@ class openai_handler final : public http::handler {
   openai_handler_options options_;
   api_restrictions restricted_;
   protocol::admission admission_;
+  // Last, so that its threads are joined before what their tasks use goes.
+  std::unique_ptr<render_pool> renderers_;
 };
 
 } // namespace conch::transports::openai

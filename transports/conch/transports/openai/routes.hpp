@@ -7,6 +7,7 @@
 #include "conch/transports/http/responder.hpp"
 #include "conch/transports/openai/api_error.hpp"
 #include "conch/transports/openai/openai_handler.hpp"
+#include "conch/transports/openai/render_pool.hpp"
 #include "conch/transports/protocol/admission.hpp"
 
 namespace conch::transports::openai {
@@ -14,7 +15,14 @@ namespace conch::transports::openai {
 /// One request to an inference route, as the handler hands it on: admitted,
 /// authorized, not yet decoded.
 struct route_call {
+  /// The handler's options; used only before the call returns (the
+  /// callbacks a route leaves behind hold copies of what they need).
   const openai_handler_options& options;
+  /// The handler's admission, for a route whose request waits on the server
+  /// as several (embeddings).
+  const protocol::admission& admission;
+  /// Where chats are rendered; null without a chat template.
+  render_pool* renderers;
   http::request_ptr req;
   http::responder res;
   protocol::admission::ticket ticket;

@@ -13,6 +13,8 @@
 #include "conch/transports/openai/model_contract.hpp"
 #include "conch/transports/openai/routes.hpp"
 #include "conch/transports/openai/stop_scanner.hpp"
+#include "conch/transports/openai/tool_calls.hpp"
+#include "conch/transports/openai/utf8.hpp"
 
 namespace conch::transports::openai {
 
@@ -35,10 +37,12 @@ std::string_view body_of(const http::request& req) {
 class generation final {
  public:
   generation(answer_kind kind, const generation_settings& s, std::optional<forced_call> call,
-             http::responder res, protocol::admission::ticket ticket)
+             std::optional<tool_call_reader> tools, http::responder res,
+             protocol::admission::ticket ticket)
     : kind_(kind), stream_(s.stream), usage_(s.usage),
       header_{new_answer_id(), unix_seconds(), s.model}, stops_(s.stop),
-      call_(std::move(call)), res_(std::move(res)), ticket_(std::move(ticket)) {}
+      call_(std::move(call)), tools_(std::move(tools)), res_(std::move(res)),
+      ticket_(std::move(ticket)) {}
 
   cancel_slot& canceller() { return cancel_; }
 
@@ -46,8 +50,14 @@ class generation final {
     if (done_)
       return;
     if (!r.error.is_ok()) {
-      fail(r.error);
-      return;
+      // A stream whose request was cancelled (the server stopping) ends as
+      // a stream does, with what it had; the client's own cancel never
+      // reaches it.
+      if (r.error.code() == runtime::errc::cancelled && started_)
+        r = runtime::inference_response{};
+      else
+        return fail(r.error);
+      r.final = true;
     }
     auto out = read_generation(r);
     if (!out) {
@@ -55,11 +65,27 @@ class generation final {
       return;
     }
     tally_.add(*out);
-    std::string piece = stops_.feed(out->text);
+    // A character the model split between responses waits for its end.
+    std::string text = std::move(utf8_tail_);
+    text += out->text;
+    utf8_tail_.clear();
+    if (!r.final) {
+      size_t tail = incomplete_utf8_tail(text);
+      utf8_tail_.assign(text, text.size() - tail, tail);
+      text.resize(text.size() - tail);
+    }
+    std::string piece = stops_.feed(text);
     const bool stopped = stops_.stopped();
     if (r.final && !stopped)
       piece += stops_.flush();
     const bool finished = r.final || stopped;
+    if (tools_) {
+      piece = tools_->feed(piece);
+      if (tools_->overflowed()) {
+        end_at_parse_limit();
+        return;
+      }
+    }
     if (stream_)
       stream_piece(piece, finished);
     else
@@ -81,8 +107,10 @@ class generation final {
     if (!started_) {
       res_.send(error_response(from_status(error)));
     } else {
-      // Mid-stream, the error is the last event: OpenAI's clients raise it.
+      // Mid-stream, the error is the last event before [DONE]: OpenAI's
+      // clients raise it.
       res_.write(sse_event(stream_error_event(error)));
+      res_.write(sse_done());
       res_.end_stream();
     }
     finish();
@@ -106,13 +134,31 @@ class generation final {
       res_.write(sse_event(chat_role_chunk(header_)));
   }
 
-  void stream_piece(const std::string& piece, bool finished) {
+  void stream_piece(std::string piece, bool finished) {
     start_stream();
     if (piece.empty() && !finished)
       return;
     std::optional<std::string_view> reason;
     if (finished)
       reason = finish_reason();
+    if (finished && tools_ && tools_->holding()) {
+      auto parsed = tools_->finish();
+      if (!parsed.calls.empty()) {
+        piece += parsed.content;
+        if (!piece.empty())
+          res_.write(sse_event(chat_content_chunk(header_, piece, std::nullopt)));
+        std::vector<tool_call_delta> deltas;
+        for (size_t i = 0; i < parsed.calls.size(); ++i) {
+          auto& c = parsed.calls[i];
+          deltas.push_back({static_cast<int>(i), true, std::move(c.id), std::move(c.name),
+                            std::move(c.arguments)});
+        }
+        res_.write(sse_event(chat_tool_chunk(header_, deltas, std::string_view{"tool_calls"})));
+        end_stream();
+        return;
+      }
+      piece += parsed.content;
+    }
     if (kind_ == answer_kind::completion) {
       res_.write(sse_event(completion_chunk(header_, piece, reason)));
     } else if (call_) {
@@ -122,8 +168,12 @@ class generation final {
     } else {
       res_.write(sse_event(chat_content_chunk(header_, piece, reason)));
     }
-    if (!finished)
-      return;
+    if (finished)
+      end_stream();
+  }
+
+  // The usage chunk when asked for, [DONE], the end.
+  void end_stream() {
     if (usage_ == usage_chunk::included)
       if (auto counts = tally_.counts())
         res_.write(sse_event(usage_chunk_body(header_, kind_ == answer_kind::completion
@@ -134,6 +184,20 @@ class generation final {
     res_.end_stream();
   }
 
+  // A tool call longer than --max-tool-call-parse-bytes: the answer ends
+  // with finish_reason "length" and the request is cancelled.
+  void end_at_parse_limit() {
+    if (stream_) {
+      start_stream();
+      res_.write(sse_event(chat_content_chunk(header_, "", std::string_view{"length"})));
+      end_stream();
+    } else {
+      res_.send(json_response(chat_body(header_, text_, {}, "length", tally_.counts())));
+    }
+    finish();
+    cancel_.cancel();
+  }
+
   void answer_whole() {
     std::string body;
     if (kind_ == answer_kind::completion)
@@ -141,9 +205,21 @@ class generation final {
     else if (call_)
       body = chat_body(header_, "", {{header_.id, call_->name, text_}}, finish_reason(),
                        tally_.counts());
+    else if (tools_ && tools_->holding())
+      body = answer_with_calls();
     else
       body = chat_body(header_, text_, {}, finish_reason(), tally_.counts());
     res_.send(json_response(std::move(body)));
+  }
+
+  // The whole answer of a chat read for tool calls: the calls the parser
+  // found (finish_reason "tool_calls"), or the text as content.
+  std::string answer_with_calls() {
+    auto parsed = tools_->finish();
+    text_ += parsed.content;
+    if (parsed.calls.empty())
+      return chat_body(header_, text_, {}, finish_reason(), tally_.counts());
+    return chat_body(header_, text_, parsed.calls, "tool_calls", tally_.counts());
   }
 
   const answer_kind kind_;
@@ -152,11 +228,13 @@ class generation final {
   const answer_header header_;
   stop_scanner stops_;
   const std::optional<forced_call> call_;
+  std::optional<tool_call_reader> tools_;
   http::responder res_;
   protocol::admission::ticket ticket_;
   cancel_slot cancel_;
   usage_tally tally_;
   std::string text_;
+  std::string utf8_tail_;
   bool started_ = false;
   bool done_ = false;
   bool call_sent_ = false;
@@ -189,9 +267,10 @@ runtime::result<prepared_text> prepare(const openai_handler_options& options,
 }
 
 void submit(route_call& call, answer_kind kind, const generation_settings& settings,
-            prepared_text prepared) {
+            prepared_text prepared, std::optional<tool_call_reader> tools = std::nullopt) {
   auto pending = std::make_shared<generation>(kind, settings, std::move(prepared.call),
-                                              std::move(call.res), std::move(call.ticket));
+                                              std::move(tools), std::move(call.res),
+                                              std::move(call.ticket));
   auto cancel = call.options.server->submit(
     std::move(prepared.request),
     [pending](runtime::inference_response&& r) { pending->on_response(std::move(r)); },
@@ -218,6 +297,33 @@ std::optional<forced_call> forced_tool(const chat_request& chat, output_schema& 
   return forced_call{chat.tool_names[index]};
 }
 
+// A chat decoded and checked on the loop thread, waiting to be rendered.
+struct pending_chat {
+  route_call call;
+  chat_request request;
+  std::optional<tool_call_reader> tools;
+};
+
+// On a render thread: renders the chat, builds the request and submits it.
+void render_and_submit(pending_chat& chat) {
+  auto& call = chat.call;
+  auto& request = chat.request;
+  auto prompt = call.options.chat_template({request.messages_json, request.tools_json});
+  if (!prompt) {
+    call.res.send(error_response(detail_error(400, prompt.error().message())));
+    return;
+  }
+  output_schema schema;
+  auto forced = forced_tool(request, schema);
+  auto prepared = prepare(call.options, request.settings, *prompt, schema, std::move(forced));
+  if (!prepared) {
+    call.res.send(error_response(from_status(prepared.error())));
+    return;
+  }
+  submit(call, answer_kind::chat, request.settings, std::move(*prepared),
+         std::move(chat.tools));
+}
+
 } // namespace
 
 void serve_completion(route_call&& call) {
@@ -240,19 +346,25 @@ void serve_chat(route_call&& call) {
     call.res.send(error_response(*bad));
     return;
   }
-  // No tool-call parser is configured, so the model's text cannot be read
-  // as calls: "auto" and tools without a choice are refused as Triton
-  // refuses them without --tool-call-parser.
-  if (request.tool_choice == tool_choice_mode::auto_) {
+  // Tool calls in free text need a parser: without one, "auto" and tools
+  // without a choice are refused as Triton refuses them.
+  const auto& parser = call.options.tool_call_parser;
+  if (!parser && request.tool_choice == tool_choice_mode::auto_) {
     call.res.send(error_response(
       detail_error(400, "\"auto\" tool choice requires --tool-call-parser to be set")));
     return;
   }
-  if (!request.tool_names.empty() && request.tool_choice == tool_choice_mode::unset) {
+  if (!parser && !request.tool_names.empty()
+      && request.tool_choice == tool_choice_mode::unset) {
     call.res.send(error_response(
       detail_error(400, "having tools in the request requires --tool-call-parser to be set")));
     return;
   }
+  std::optional<tool_call_reader> tools;
+  if (parser && !request.tool_names.empty()
+      && (request.tool_choice == tool_choice_mode::unset
+          || request.tool_choice == tool_choice_mode::auto_))
+    tools.emplace(*parser, call.options.max_tool_call_parse_bytes);
   // The model must exist before the chat is rendered, as Triton checks it first.
   if (auto model = resolve_model(*call.options.server, request.settings.model); !model) {
     call.res.send(error_response(from_status(model.error())));
@@ -264,19 +376,14 @@ void serve_chat(route_call&& call) {
            "a tokenizer or a chat template)")));
     return;
   }
-  auto prompt = call.options.chat_template({request.messages_json, request.tools_json});
-  if (!prompt) {
-    call.res.send(error_response(detail_error(400, prompt.error().message())));
-    return;
-  }
-  output_schema schema;
-  auto forced = forced_tool(request, schema);
-  auto prepared = prepare(call.options, request.settings, *prompt, schema, std::move(forced));
-  if (!prepared) {
-    call.res.send(error_response(from_status(prepared.error())));
-    return;
-  }
-  submit(call, answer_kind::chat, request.settings, std::move(*prepared));
+  // Rendering may take its time (Jinja2 under Python's GIL): it runs on the
+  // render pool, which then submits; the loop thread goes on at once.
+  auto chat = std::make_shared<pending_chat>(
+    pending_chat{std::move(call), std::move(request), std::move(tools)});
+  bool queued = chat->call.renderers->post([chat] { render_and_submit(*chat); });
+  if (!queued)
+    chat->call.res.send(
+      error_response(detail_error(503, "the server is busy: too many chats wait to be rendered")));
 }
 
 } // namespace conch::transports::openai

@@ -5,7 +5,10 @@ streaming, with token counts (the prompt's words, the answer's words).
 A prompt containing FAIL fails after two words; one containing SLOW waits
 20 ms per word and writes "<CONCH_TEST_CANCEL_DIR>/<request id or
 'cancelled'>" when it sees the request cancelled; one containing SAMPLING
-answers the sampling_parameters JSON it got as its text."""
+answers the sampling_parameters JSON it got as its text. One containing
+TOOLCALL answers a Llama 3 tool call, MISTRAL a Mistral one, LONGCALL a
+Llama 3 call that never ends, in pieces of 6 characters; UTF8 a character
+split between responses and a byte that is no UTF-8."""
 
 import json
 import os
@@ -25,7 +28,8 @@ def _scalar(request, name, default):
 
 
 def _response(text, prompt_tokens=None, completion_tokens=None):
-    tensors = [pb_utils.Tensor("text_output", np.array([text.encode()], dtype=np.object_))]
+    raw = text if isinstance(text, bytes) else text.encode()
+    tensors = [pb_utils.Tensor("text_output", np.array([raw], dtype=np.object_))]
     if prompt_tokens is not None:
         tensors.append(pb_utils.Tensor("num_input_tokens", np.array([prompt_tokens], dtype=np.int32)))
     if completion_tokens is not None:
@@ -53,23 +57,37 @@ class TritonPythonModel:
         params = json.loads(_scalar(request, "sampling_parameters", "{}") or "{}")
         echo = not bool(_scalar(request, "exclude_input_in_output", True))
         counts = bool(_scalar(request, "return_num_output_tokens", False))
-        words = [f"w{i}" for i in range(int(params.get("max_tokens", 16)))]
+        max_tokens = int(params.get("max_tokens", 16))
+        pieces = [f"w{i}" if i == 0 else f" w{i}" for i in range(max_tokens)]
         if "SAMPLING" in prompt:
-            words = [json.dumps(params, sort_keys=True)]
+            pieces = [json.dumps(params, sort_keys=True)]
+        call = None
+        if "TOOLCALL" in prompt:
+            call = '{"name": "weather", "parameters": {"city": "Oslo"}}'
+        elif "MISTRAL" in prompt:
+            call = '[TOOL_CALLS] [{"name": "weather", "arguments": {"city": "Oslo"}}]'
+        elif "LONGCALL" in prompt:
+            call = '{"name": "f", "parameters": {"x": "' + "a" * 6 * max_tokens
+        if call is not None:
+            pieces = [call[i:i + 6] for i in range(0, len(call), 6)]
+        if "UTF8" in prompt:
+            # A euro sign split between two responses, then a stray byte.
+            pieces = [b"\xe2\x82", b"\xac ok", b"\xff"]
         prompt_tokens = len(prompt.split()) if counts else None
         if not stream:
-            text = (prompt if echo else "") + " ".join(words)
+            text = (prompt.encode() if echo else b"") + b"".join(
+                p if isinstance(p, bytes) else p.encode() for p in pieces)
             if "FAIL" in prompt:
                 sender.send(pb_utils.InferenceResponse(error=pb_utils.TritonError("mock failure")),
                             flags=final)
                 return
-            sender.send(_response(text, prompt_tokens, len(words) if counts else None),
+            sender.send(_response(text, prompt_tokens, len(pieces) if counts else None),
                         flags=final)
             return
         if echo:
             sender.send(_response(prompt, prompt_tokens, 0 if counts else None))
             prompt_tokens = None if not counts else 0
-        for i, word in enumerate(words):
+        for i, piece in enumerate(pieces):
             if request.is_cancelled():
                 directory = os.environ.get("CONCH_TEST_CANCEL_DIR")
                 if directory:
@@ -83,7 +101,6 @@ class TritonPythonModel:
                 return
             if "SLOW" in prompt:
                 time.sleep(0.02)
-            piece = word if i == 0 else " " + word
             first_count = prompt_tokens if i == 0 else None
             sender.send(_response(piece, first_count, 1 if counts else None))
         sender.send(flags=final)

@@ -1,0 +1,83 @@
+#include "conch/transports/openai/tool_calls.hpp"
+
+#include <gtest/gtest.h>
+
+namespace conch::transports::openai {
+namespace {
+
+TEST(tool_calls, llama3_reads_consecutive_json_calls) {
+  auto p = parse_tool_calls(
+    tool_call_format::llama3,
+    R"(<|python_tag|>{"name": "a", "parameters": {"x": 1}}; {"name": "b", "arguments": {}})");
+  ASSERT_EQ(p.calls.size(), 2u);
+  EXPECT_EQ(p.calls[0].name, "a");
+  EXPECT_EQ(p.calls[0].arguments, R"({"x":1})");
+  EXPECT_EQ(p.calls[1].name, "b");
+  EXPECT_EQ(p.calls[0].id.rfind("cmpl-", 0), 0u);
+  EXPECT_EQ(p.content, "");
+}
+
+TEST(tool_calls, mistral_reads_its_marker_and_array) {
+  auto p = parse_tool_calls(tool_call_format::mistral,
+                            R"(Sure. [TOOL_CALLS] [{"name": "f", "arguments": {"q": "é"}}])");
+  ASSERT_EQ(p.calls.size(), 1u);
+  EXPECT_EQ(p.calls[0].name, "f");
+  EXPECT_EQ(p.calls[0].arguments, R"({"q":"é"})");
+  EXPECT_EQ(p.calls[0].id.size(), 9u);
+  EXPECT_EQ(p.content, "Sure. ");
+}
+
+TEST(tool_calls, text_that_is_no_call_comes_back_as_content) {
+  for (auto format : {tool_call_format::llama3, tool_call_format::mistral})
+    for (const char* text : {"plain words", R"({"name": 3})", "{ broken", "[1, 2]",
+                             R"({"name": "f", "parameters": {}} trailing)"}) {
+      auto p = parse_tool_calls(format, text);
+      EXPECT_TRUE(p.calls.empty()) << text;
+      EXPECT_EQ(p.content, text);
+    }
+}
+
+TEST(tool_calls, classify_looks_only_at_the_start) {
+  EXPECT_EQ(classify_tool_call(tool_call_format::llama3, "  "), tool_call_start::maybe);
+  EXPECT_EQ(classify_tool_call(tool_call_format::llama3, "<|py"), tool_call_start::maybe);
+  EXPECT_EQ(classify_tool_call(tool_call_format::llama3, " {\"na"), tool_call_start::yes);
+  EXPECT_EQ(classify_tool_call(tool_call_format::llama3, "Hello"), tool_call_start::no);
+  EXPECT_EQ(classify_tool_call(tool_call_format::mistral, "[TOOL"), tool_call_start::maybe);
+  EXPECT_EQ(classify_tool_call(tool_call_format::mistral, "[TOOL_CALLS]"), tool_call_start::yes);
+  EXPECT_EQ(classify_tool_call(tool_call_format::mistral, "[{"), tool_call_start::yes);
+  EXPECT_EQ(classify_tool_call(tool_call_format::mistral, "No"), tool_call_start::no);
+}
+
+TEST(tool_calls, the_reader_holds_a_call_and_passes_content_on) {
+  tool_call_reader calls{tool_call_format::llama3, 1024};
+  EXPECT_EQ(calls.feed("{\"name\": \"f\", "), "");
+  EXPECT_EQ(calls.feed("\"parameters\": {\"a\": true}}"), "");
+  EXPECT_TRUE(calls.holding());
+  auto p = calls.finish();
+  ASSERT_EQ(p.calls.size(), 1u);
+  EXPECT_EQ(p.calls[0].arguments, R"({"a":true})");
+
+  tool_call_reader words{tool_call_format::llama3, 1024};
+  EXPECT_EQ(words.feed("<|"), "");
+  EXPECT_EQ(words.feed("x hello"), "<|x hello");
+  EXPECT_FALSE(words.holding());
+  EXPECT_EQ(words.feed(" more"), " more");
+}
+
+TEST(tool_calls, the_reader_overflows_past_its_limit) {
+  tool_call_reader r{tool_call_format::llama3, 16};
+  r.feed("{\"name\": \"f\",");
+  EXPECT_FALSE(r.overflowed());
+  r.feed(" \"parameters\": {}}");
+  EXPECT_TRUE(r.overflowed());
+}
+
+TEST(tool_calls, unknown_parsers_are_named) {
+  EXPECT_TRUE(tool_call_format_named("llama3"));
+  auto bad = tool_call_format_named("hermes");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message(), "tool parser: 'hermes' not found in tool_call_parsers");
+}
+
+} // namespace
+} // namespace conch::transports::openai
