@@ -47,6 +47,7 @@ import attacks_names  # noqa: F401,E402
 import attacks_files  # noqa: F401,E402
 import attacks_restricted  # noqa: F401,E402
 import attacks_races  # noqa: F401,E402
+import attacks_openai  # noqa: F401,E402
 
 SERVER_ORDER = ("main", "none", "restricted")
 
@@ -70,7 +71,8 @@ def make_servers(work: pathlib.Path, flags: set[str]) -> dict[str, Server]:
     cloud = ["--allow-sagemaker", "true", "--sagemaker-port", "0", "--allow-vertex-ai", "true",
              "--vertex-ai-port", "0", "--vertex-ai-default-model", "identity_fp32",
              *_if(flags, "--sagemaker-address", "127.0.0.1"),
-             *_if(flags, "--vertex-ai-address", "127.0.0.1")]
+             *_if(flags, "--vertex-ai-address", "127.0.0.1"),
+             *_if(flags, "--openai-port", "0"), *_if(flags, "--openai-address", "127.0.0.1")]
     cloud_env = {"AIP_HEALTH_ROUTE": "/health", "AIP_PREDICT_ROUTE": "/predict",
                  "SAGEMAKER_TRITON_DEFAULT_MODEL_NAME": "identity_fp32"}
     main = Server("main", [

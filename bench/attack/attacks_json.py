@@ -74,6 +74,12 @@ ROUTES = [
      {"X-Vertex-Ai-Triton-Redirect": "v2/repository/models/identity_extra/load"}),
     ("vertex_redirect_shm", "Vertex AI", "/predict", None,
      {"X-Vertex-Ai-Triton-Redirect": "v2/systemsharedmemory/region/deep/register"}),
+    ("openai_completions", "OpenAI API", "/v1/completions",
+     _inside('{"model":"identity_fp32","prompt":"x","stop":@}'), None),
+    ("openai_chat", "OpenAI API", "/v1/chat/completions",
+     _inside('{"model":"identity_fp32","messages":[{"role":"user","content":@}]}'), None),
+    ("openai_embeddings", "OpenAI API", "/v1/embeddings",
+     _inside('{"model":"identity_fp32","input":@}'), None),
 ]
 
 

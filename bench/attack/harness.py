@@ -38,7 +38,8 @@ class Skip(Exception):
 
 # -- the servers ----------------------------------------------------------------
 
-_LISTENING = re.compile(r"(KServe HTTP|KServe gRPC|SageMaker|Vertex AI) listening on (\S+):(\d+)")
+_LISTENING = re.compile(
+    r"(KServe HTTP|KServe gRPC|SageMaker|Vertex AI|OpenAI API) listening on (\S+):(\d+)")
 
 
 class Server:
