@@ -38,7 +38,7 @@ def cancel_dir(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
 @pytest.fixture(scope="module")
 def repository(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
     root = tmp_path_factory.mktemp("openai_repo")
-    for name in ("mock_llm", "mock_trt", "mock_embed"):
+    for name in ("mock_llm", "mock_trt", "mock_embed", "bls_llm", "ensemble_llm"):
         shutil.copytree(MODELS / name, root / name)
     write_model(root, "not_llm", identity_config("TYPE_FP32"))
     return root
@@ -81,7 +81,7 @@ def post(port: int, path: str, body: Any, headers: dict[str, str] | None = None
 def test_models_lists_every_ready_model(frontend: OpenAI, client: openai.OpenAI) -> None:
     models = client.models.list()
     names = sorted(m.id for m in models.data)
-    assert names == ["mock_embed", "mock_llm", "mock_trt", "not_llm"]
+    assert names == ["bls_llm", "ensemble_llm", "mock_embed", "mock_llm", "mock_trt", "not_llm"]
     for m in models.data:
         assert m.object == "model" and m.owned_by == "Triton Inference Server"
         assert abs(m.created - time.time()) < 3600
@@ -160,6 +160,15 @@ def test_a_tensor_input_model_gets_typed_tensors(client: openai.OpenAI) -> None:
     chunks = list(client.completions.create(model="mock_trt", prompt="x", stream=True))
     assert "".join(c.choices[0].text for c in chunks).endswith("| x")
     assert chunks[-1].choices[0].finish_reason == "stop"
+
+
+def test_bls_pipelines_and_ensembles_serve_too(client: openai.OpenAI) -> None:
+    streamed = client.completions.create(model="bls_llm", prompt="p", max_tokens=3, stream=True)
+    assert "".join(c.choices[0].text for c in streamed) == "W0 W1 W2"
+    whole = client.completions.create(model="bls_llm", prompt="p", max_tokens=2)
+    assert whole.choices[0].text == "W0 W1"
+    c = client.completions.create(model="ensemble_llm", prompt="hi", max_tokens=5)
+    assert c.choices[0].text == "max_tokens=5 | hi"
 
 
 def test_default_max_tokens_applies(client: openai.OpenAI) -> None:
@@ -311,7 +320,7 @@ def test_restricted_apis_and_api_key(server: conch.Server) -> None:
         with pytest.raises(openai.AuthenticationError):
             openai.OpenAI(base_url=base, api_key="wrong", max_retries=0).models.list()
         good = openai.OpenAI(base_url=base, api_key="sekrit", max_retries=0)
-        assert len(good.models.list().data) == 4
+        assert len(good.models.list().data) == 6
         with pytest.raises(openai.AuthenticationError) as refused:
             good.completions.create(model="mock_llm", prompt="x")
         assert refused.value.body["type"] == "authentication_error"
