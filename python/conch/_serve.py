@@ -317,6 +317,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                      help="the most bytes of a tool call read before the answer ends with "
                           "finish_reason 'length' (default: "
                           f"{_OPENAI['max_tool_call_parse_bytes']})")
+    oai.add_argument("--lora-separator", default=None, metavar="SEP",
+                     help="a model name '<model><SEP><adapter>' runs the model with that LoRA "
+                          "adapter (listed in the model's multi_lora.json)")
     oai.add_argument("--openai-restricted-api", nargs=3, action="append", default=[],
                      metavar=("APIs", "Restricted Key", "Restricted Value"),
                      help="calls to these comma-separated API groups (inference, embedding, "
@@ -581,7 +584,7 @@ def _start_frontends(server: Server, args: argparse.Namespace) -> list:
             default_max_tokens=args.default_max_tokens,
             restricted_apis=[tuple(g) for g in args.openai_restricted_api],
             api_key=args.openai_api_key, max_input_size=args.http_max_input_size,
-            tool_call_parser=args.tool_call_parser,
+            tool_call_parser=args.tool_call_parser, lora_separator=args.lora_separator,
             max_tool_call_parse_bytes=args.max_tool_call_parse_bytes,
             **_policy(args)))
         openai.start()

@@ -553,3 +553,50 @@ def test_what_a_model_writes_is_sent_as_valid_utf8(client: openai.OpenAI) -> Non
     assert whole.choices[0].text == "\u20ac ok\ufffd"
     streamed = client.completions.create(model="mock_llm", prompt="UTF8", stream=True)
     assert "".join(c.choices[0].text for c in streamed) == "\u20ac ok\ufffd"
+
+
+def test_log_probabilities_whole_and_streamed(client: openai.OpenAI) -> None:
+    whole = client.completions.create(model="mock_llm", prompt="p", max_tokens=3, logprobs=2)
+    lp = whole.choices[0].logprobs
+    assert lp.tokens == ["w0", " w1", " w2"] and lp.text_offset == [0, 2, 5]
+    assert lp.token_logprobs == [-0.25] * 3 and lp.top_logprobs[0] == {"w0": -0.25, "zz": -3.5}
+    chunks = list(client.completions.create(model="mock_llm", prompt="p", max_tokens=3,
+                                            logprobs=2, stream=True))
+    streamed = [c.choices[0].logprobs for c in chunks if c.choices[0].logprobs]
+    assert sum((s.tokens for s in streamed), []) == lp.tokens
+    assert sum((s.text_offset for s in streamed), []) == lp.text_offset
+    chat = client.chat.completions.create(model="mock_llm", max_tokens=2, logprobs=True,
+                                          top_logprobs=2,
+                                          messages=[{"role": "user", "content": "x"}])
+    content = chat.choices[0].logprobs.content
+    assert [t.token for t in content] == ["w0", " w1"]
+    assert content[0].bytes == list(b"w0") and len(content[0].top_logprobs) == 2
+    stream = client.chat.completions.create(model="mock_llm", max_tokens=2, logprobs=True,
+                                            messages=[{"role": "user", "content": "x"}],
+                                            stream=True)
+    tokens = [t.token for c in stream if c.choices and c.choices[0].logprobs
+              for t in c.choices[0].logprobs.content]
+    assert tokens == ["w0", " w1"]
+    plain = client.completions.create(model="mock_llm", prompt="p", max_tokens=1)
+    assert plain.choices[0].logprobs is None
+
+
+def test_lora_adapters_by_name(server: conch.Server) -> None:
+    with OpenAI(server, OpenAI.Options(port=0, lora_separator="_lora_")) as f:
+        client = openai.OpenAI(base_url=f"http://127.0.0.1:{f.port}/v1", api_key="EMPTY",
+                               max_retries=0)
+        ids = {m.id for m in client.models.list().data}
+        assert {"mock_llm", "mock_llm_lora_doll", "mock_llm_lora_sheep"} <= ids
+        assert client.models.retrieve("mock_llm_lora_sheep").id == "mock_llm_lora_sheep"
+        c = client.completions.create(model="mock_llm_lora_doll", prompt="SAMPLING")
+        assert c.model == "mock_llm_lora_doll"
+        assert json.loads(c.choices[0].text)["lora_name"] == "doll"
+        status, body = post(f.port, "/v1/completions",
+                            {"model": "mock_llm_lora_cat", "prompt": "x"})
+        assert (status, body) == (400, {"detail": "Unknown LoRA: cat; for model: "
+                                                  "mock_llm_lora_cat"})
+    # Without a separator a name is never split.
+    with OpenAI(server, OpenAI.Options(port=0)) as f:
+        status, body = post(f.port, "/v1/completions",
+                            {"model": "mock_llm_lora_doll", "prompt": "x"})
+        assert (status, body) == (400, {"detail": "Unknown model: mock_llm_lora_doll"})

@@ -74,6 +74,8 @@ runtime::status openai_frontend::start() {
     if (!options_.tool_call_parser.empty())
       h.tool_call_parser = *transports::openai::tool_call_format_named(options_.tool_call_parser);
     h.max_tool_call_parse_bytes = static_cast<size_t>(options_.max_tool_call_parse_bytes);
+    h.lora.separator = options_.lora_separator;
+    h.lora.by_model = options_.lora_adapters;
     h.created = created;
     auto handler = transports::openai::openai_handler::make(std::move(h));
     if (!handler)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,14 @@ struct openai_options : transports::http::listener_options {
   /// finish_reason "length" and the request is cancelled
   /// (--max-tool-call-parse-bytes).
   int64_t max_tool_call_parse_bytes = 1024 * 1024;
+  /// Splits a requested model name into a model and its LoRA adapter
+  /// ("<model><separator><adapter>", --lora-separator); empty: never.
+  std::string lora_separator;
+  /// Each model's LoRA adapters, in their task-id order (Conch's Python
+  /// package reads them from each model's multi_lora.json): /v1/models
+  /// lists them, and a request naming another adapter of a listed model
+  /// gets 400 "Unknown LoRA: ...". A model not listed takes any adapter.
+  std::map<std::string, std::vector<std::string>> lora_adapters;
   /// Inference requests at most in flight; beyond it they get 503 at once.
   /// 0: no limit.
   int64_t max_inflight = 4096;
@@ -63,6 +72,8 @@ void for_each_option(openai_options& o, Visit&& visit) {
   visit("max_inflight", o.max_inflight);
   visit("tool_call_parser", o.tool_call_parser);
   visit("max_tool_call_parse_bytes", o.max_tool_call_parse_bytes);
+  visit("lora_separator", o.lora_separator);
+  visit("lora_adapters", o.lora_adapters);
 }
 
 } // namespace conch::actors

@@ -4,6 +4,8 @@ the HTTP transport beside the KServe frontends."""
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import field
 from typing import Any, Optional, Union
 
@@ -71,6 +73,11 @@ class OpenAI(Frontend):
         #: finish_reason "length" (--max-tool-call-parse-bytes).
         max_tool_call_parse_bytes: int = Field(default=_DEFAULTS["max_tool_call_parse_bytes"],
                                                gt=0)
+        #: Splits a requested model name into a model and a LoRA adapter,
+        #: "<model><separator><adapter>" (--lora-separator). The adapters
+        #: of each model are read from the multi_lora.json ({name: path}) of
+        #: its highest version folder, as Triton's frontend reads them.
+        lora_separator: Optional[str] = None
         #: Endpoint groups behind a header (--openai-restricted-api): each
         #: entry is (apis, header name, header value), apis a list or a
         #: comma-separated string of API_GROUPS; without the header a
@@ -108,7 +115,12 @@ class OpenAI(Frontend):
                 groups.append((names, key, value))
             self.restricted_apis = groups
 
+    def __init__(self, server: Any, options: Optional["OpenAI.Options"] = None) -> None:
+        self._repositories = _repositories(server)
+        super().__init__(server, options)
+
     def _create(self, native_server: Any, options: "OpenAI.Options") -> Any:
+        adapters = _lora_adapters(self._repositories) if options.lora_separator else {}
         return _conch.OpenAiFrontend(
             native_server,
             address=options.address,
@@ -122,10 +134,44 @@ class OpenAI(Frontend):
             api_key=options.api_key or "",
             max_inflight=options.max_inflight,
             tool_call_parser=options.tool_call_parser or "",
+            lora_separator=options.lora_separator or "",
+            lora_adapters=adapters,
             max_tool_call_parse_bytes=options.max_tool_call_parse_bytes,
             chat_template=_renderer(options),
             **policy_of(options),
         )
+
+
+def _repositories(server: Any) -> list[str]:
+    """The model repository folders of a conch (or tritonserver) Server."""
+    options = getattr(server, "options", None)
+    paths = getattr(options, "model_repository", None) or []
+    return [paths] if isinstance(paths, str) else [str(p) for p in paths]
+
+
+def _lora_adapters(repositories: list[str]) -> dict[str, list[str]]:
+    """Each model's LoRA adapter names, in file order, from the
+    multi_lora.json of its highest numeric version folder; models without
+    one are left out (they take any adapter name)."""
+    found: dict[str, list[str]] = {}
+    for repository in repositories:
+        if not os.path.isdir(repository):
+            continue
+        for model in sorted(os.listdir(repository)):
+            folder = os.path.join(repository, model)
+            versions = [v for v in os.listdir(folder) if v.isdigit()] if os.path.isdir(
+                folder) else []
+            if not versions:
+                continue
+            listing = os.path.join(folder, max(versions, key=int), "multi_lora.json")
+            try:
+                with open(listing, encoding="utf-8") as f:
+                    adapters = json.load(f)
+            except (OSError, ValueError):
+                continue
+            if isinstance(adapters, dict):
+                found[model] = [str(name) for name in adapters]
+    return found
 
 
 def _renderer(options: "OpenAI.Options") -> Any:

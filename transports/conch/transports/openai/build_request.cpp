@@ -203,6 +203,8 @@ std::string sampling_parameters(const generation_settings& s, int64_t max_tokens
   j.member("max_tokens", max_tokens);
   if (s.logprobs)
     j.member("logprobs", *s.logprobs);
+  if (!s.lora_name.empty())
+    j.member("lora_name", s.lora_name);
   if (!schema.json.empty()) {
     j.key("structured_outputs");
     j.begin_object();
@@ -256,6 +258,8 @@ build_generate_request(const inference::ModelConfig& config, const model_contrac
     }
     if (settings.min_tokens)
       CONCH_RUNTIME_RETURN_IF_ERROR(in.number("min_tokens", *settings.min_tokens));
+    if (settings.lora_task_id)
+      CONCH_RUNTIME_RETURN_IF_ERROR(in.number("lora_task_id", *settings.lora_task_id));
     if (!schema.json.empty()) {
       CONCH_RUNTIME_RETURN_IF_ERROR(in.text("guided_decoding_guide_type", "json_schema"));
       CONCH_RUNTIME_RETURN_IF_ERROR(in.text("guided_decoding_guide", schema.json));

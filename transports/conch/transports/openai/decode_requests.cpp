@@ -615,7 +615,9 @@ std::optional<api_error> decode_completion_request(std::string_view body,
     return detail_error(400, "only single string input is supported");
   if (out.prompt.empty())
     return detail_error(400, "prompt must be non-empty");
-  out.settings.logprobs = logprobs;
+  // As Triton's frontend: logprobs 0 asks for none.
+  if (logprobs && *logprobs > 0)
+    out.settings.logprobs = logprobs;
   out.settings.echo = echo;
   shared.finish();
   return std::nullopt;

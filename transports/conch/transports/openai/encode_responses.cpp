@@ -23,6 +23,14 @@ void write_usage(json_text& j, std::optional<usage_counts> usage) {
   j.end_object();
 }
 
+void write_logprobs(json_text& j, std::string_view logprobs) {
+  j.key("logprobs");
+  if (logprobs.empty())
+    j.null();
+  else
+    j.raw(logprobs);
+}
+
 void write_finish(json_text& j, std::optional<std::string_view> finish_reason) {
   j.key("finish_reason");
   if (finish_reason)
@@ -49,7 +57,8 @@ void begin_answer(json_text& j, const answer_header& h) {
 std::string chat_chunk(const answer_header& h, std::optional<std::string_view> role,
                        std::optional<std::string_view> content,
                        const std::vector<tool_call_delta>* calls,
-                       std::optional<std::string_view> finish_reason) {
+                       std::optional<std::string_view> finish_reason,
+                       std::string_view logprobs = {}) {
   json_text j;
   begin_answer(j, h);
   j.begin_object();
@@ -85,7 +94,7 @@ std::string chat_chunk(const answer_header& h, std::optional<std::string_view> r
   }
   j.null_member("function_call");
   j.end_object();
-  j.null_member("logprobs");
+  write_logprobs(j, logprobs);
   write_finish(j, finish_reason);
   j.end_object();
   j.end_array();
@@ -98,13 +107,13 @@ std::string chat_chunk(const answer_header& h, std::optional<std::string_view> r
 // A text completion, whole or a chunk: the same members, a chunk's usage null.
 std::string completion_json(const answer_header& h, std::string_view text,
                             std::optional<std::string_view> finish_reason,
-                            std::optional<usage_counts> usage) {
+                            std::optional<usage_counts> usage, std::string_view logprobs) {
   json_text j;
   begin_answer(j, h);
   j.begin_object();
   write_finish(j, finish_reason);
   j.member("index", 0);
-  j.null_member("logprobs");
+  write_logprobs(j, logprobs);
   j.member("text", text);
   j.end_object();
   j.end_array();
@@ -137,18 +146,20 @@ int64_t unix_seconds() {
 }
 
 std::string completion_body(const answer_header& h, std::string_view text,
-                            std::string_view finish_reason, std::optional<usage_counts> usage) {
-  return completion_json(h, text, finish_reason, usage);
+                            std::string_view finish_reason, std::optional<usage_counts> usage,
+                            std::string_view logprobs) {
+  return completion_json(h, text, finish_reason, usage, logprobs);
 }
 
 std::string completion_chunk(const answer_header& h, std::string_view text,
-                             std::optional<std::string_view> finish_reason) {
-  return completion_json(h, text, finish_reason, std::nullopt);
+                             std::optional<std::string_view> finish_reason,
+                             std::string_view logprobs) {
+  return completion_json(h, text, finish_reason, std::nullopt, logprobs);
 }
 
 std::string chat_body(const answer_header& h, std::string_view content,
                       const std::vector<tool_call>& calls, std::string_view finish_reason,
-                      std::optional<usage_counts> usage) {
+                      std::optional<usage_counts> usage, std::string_view logprobs) {
   json_text j;
   begin_answer(j, h);
   j.begin_object();
@@ -178,7 +189,7 @@ std::string chat_body(const answer_header& h, std::string_view content,
   j.member("role", "assistant");
   j.null_member("function_call");
   j.end_object();
-  j.null_member("logprobs");
+  write_logprobs(j, logprobs);
   j.end_object();
   j.end_array();
   write_tail(j, h, "chat.completion");
@@ -192,8 +203,9 @@ std::string chat_role_chunk(const answer_header& h) {
 }
 
 std::string chat_content_chunk(const answer_header& h, std::string_view content,
-                               std::optional<std::string_view> finish_reason) {
-  return chat_chunk(h, std::nullopt, content, nullptr, finish_reason);
+                               std::optional<std::string_view> finish_reason,
+                               std::string_view logprobs) {
+  return chat_chunk(h, std::nullopt, content, nullptr, finish_reason, logprobs);
 }
 
 std::string chat_tool_chunk(const answer_header& h, const std::vector<tool_call_delta>& deltas,

@@ -33,17 +33,22 @@ std::string new_answer_id();
 /// Seconds since the epoch, as answers and models report `created`.
 int64_t unix_seconds();
 
+// A `logprobs` argument is the choice's log probabilities as JSON text
+// (logprobs.hpp); empty writes null.
+
 // -- text completions (object "text_completion") ----------------------------
 
 /// The whole answer: one choice with `text` and `finish_reason`, and the
 /// usage when known (null otherwise). Every field is present, nulls too.
 std::string completion_body(const answer_header& h, std::string_view text,
-                            std::string_view finish_reason, std::optional<usage_counts> usage);
+                            std::string_view finish_reason, std::optional<usage_counts> usage,
+                            std::string_view logprobs = {});
 
 /// One streamed piece: a choice with `text` and, on the last piece,
 /// `finish_reason` (null before); usage null.
 std::string completion_chunk(const answer_header& h, std::string_view text,
-                             std::optional<std::string_view> finish_reason);
+                             std::optional<std::string_view> finish_reason,
+                             std::string_view logprobs = {});
 
 // -- chat completions (object "chat.completion", "chat.completion.chunk") ---
 
@@ -51,14 +56,15 @@ std::string completion_chunk(const answer_header& h, std::string_view text,
 /// calls, if any.
 std::string chat_body(const answer_header& h, std::string_view content,
                       const std::vector<tool_call>& calls, std::string_view finish_reason,
-                      std::optional<usage_counts> usage);
+                      std::optional<usage_counts> usage, std::string_view logprobs = {});
 
 /// The first chunk of a chat stream: the assistant's role, empty content.
 std::string chat_role_chunk(const answer_header& h);
 
 /// A chunk with a piece of content and, on the last, `finish_reason`.
 std::string chat_content_chunk(const answer_header& h, std::string_view content,
-                               std::optional<std::string_view> finish_reason);
+                               std::optional<std::string_view> finish_reason,
+                               std::string_view logprobs = {});
 
 /// A piece of a tool call: index `index`; the id, type and name on its
 /// first piece (`first`), the next fragment of its arguments.

@@ -23,17 +23,13 @@ class json_text {
   void end_object() { writer_.EndObject(); }
   void begin_array() { writer_.StartArray(); }
   void end_array() { writer_.EndArray(); }
-  void key(std::string_view k) { writer_.Key(k.data(), size(k)); }
-
-  /// Writes `s` as a JSON string; ill-formed UTF-8 (a model may write any
-  /// bytes) is repaired first, so the document stays valid JSON text.
+  /// Keys and strings: ill-formed UTF-8 (a model may write any bytes) is
+  /// repaired first, so the document stays valid JSON text.
+  void key(std::string_view k) {
+    with_valid_utf8(k, [this](std::string_view v) { writer_.Key(v.data(), size(v)); });
+  }
   void value(std::string_view s) {
-    if (valid_utf8(s)) {
-      writer_.String(s.data(), size(s));
-      return;
-    }
-    auto repaired = repaired_utf8(s);
-    writer_.String(repaired.data(), size(repaired));
+    with_valid_utf8(s, [this](std::string_view v) { writer_.String(v.data(), size(v)); });
   }
   void value(const char* s) { value(std::string_view{s}); }
   void value(const std::string& s) { value(std::string_view{s}); }
@@ -68,6 +64,16 @@ class json_text {
     void Put(char c) { text.push_back(c); }
     void Flush() noexcept {}
   };
+
+  template <class Write>
+  static void with_valid_utf8(std::string_view s, Write&& write) {
+    if (valid_utf8(s)) {
+      write(s);
+      return;
+    }
+    auto repaired = repaired_utf8(s);
+    write(std::string_view{repaired});
+  }
 
   static rapidjson::SizeType size(std::string_view s) {
     return static_cast<rapidjson::SizeType>(s.size());

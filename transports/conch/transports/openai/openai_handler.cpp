@@ -188,17 +188,21 @@ void openai_handler::serve_models(const std::vector<std::string>& path,
   auto shared = std::make_shared<http::responder>(std::move(res));
   std::string wanted = path.size() == 3 ? path[2] : std::string{};
   const int64_t created = options_.created;
+  auto lora = options_.lora;
   options_.server->repository_index(
-    true, [shared, wanted, created](runtime::result<std::vector<runtime::index_entry>> index) {
+    true, [shared, wanted, created,
+           lora = std::move(lora)](runtime::result<std::vector<runtime::index_entry>> index) {
       if (!index) {
         shared->send(error_response(from_status(index.error())));
         return;
       }
-      std::set<std::string> names;
+      std::set<std::string> ready;
       for (const auto& e : *index)
-        names.insert(e.name);
+        ready.insert(e.name);
+      auto ids = model_ids({ready.begin(), ready.end()}, lora);
+      std::set<std::string> names{ids.begin(), ids.end()};
       if (wanted.empty()) {
-        shared->send(json_response(model_list({names.begin(), names.end()}, created)));
+        shared->send(json_response(model_list(ids, created)));
       } else if (names.count(wanted) == 0) {
         shared->send(error_response(detail_error(404, "Unknown model: " + wanted)));
       } else {

@@ -13,6 +13,7 @@
 #include "conch/transports/gateway.hpp"
 #include "conch/transports/http/handler.hpp"
 #include "conch/transports/openai/api_restrictions.hpp"
+#include "conch/transports/openai/lora.hpp"
 #include "conch/transports/openai/render_pool.hpp"
 #include "conch/transports/openai/tool_calls.hpp"
 #include "conch/transports/protocol/admission.hpp"
@@ -57,6 +58,9 @@ struct openai_handler_options {
   /// The most bytes of a tool call read before the answer ends with
   /// finish_reason "length" (--max-tool-call-parse-bytes).
   size_t max_tool_call_parse_bytes = 1024 * 1024;
+  /// LoRA adapters: the separator that splits a model name and each
+  /// model's adapters.
+  lora_adapters lora;
   /// Seconds since the epoch that /v1/models reports as each model's
   /// `created`: when the frontend started.
   int64_t created = 0;

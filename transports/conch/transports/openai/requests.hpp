@@ -37,6 +37,10 @@ struct generation_settings {
   /// when the client did not say.
   std::optional<bool> echo;
   std::string user;
+  /// The LoRA adapter the model runs with ("" for none), and its task id
+  /// where the model lists its adapters (lora.hpp).
+  std::string lora_name;
+  std::optional<uint64_t> lora_task_id;
 };
 
 /// A `POST /v1/completions` body: one prompt string.

@@ -11,10 +11,11 @@ http::response json_response(std::string body) {
 }
 
 runtime::result<runtime::resolved_model_ptr> resolve_model(gateway& server,
-                                                           const std::string& name) {
+                                                           const std::string& name,
+                                                           const std::string& shown) {
   auto model = server.resolve(name, -1);
   if (!model && model.error().code() == runtime::errc::not_found)
-    return runtime::invalid_argument("Unknown model: " + name);
+    return runtime::invalid_argument("Unknown model: " + shown);
   return model;
 }
 

@@ -44,10 +44,17 @@ http::response error_response(const api_error& error);
 http::response json_response(std::string body);
 
 /// The model a request names, READY, with its configuration; 400 "Unknown
-/// model: <name>" for one the server does not have, the refusal's answer
-/// for one it cannot serve now.
+/// model: <shown>" for one the server does not have (`shown`: the name the
+/// client gave, `name` with its LoRA adapter), the refusal's answer for one
+/// it cannot serve now.
 runtime::result<runtime::resolved_model_ptr> resolve_model(gateway& server,
-                                                           const std::string& name);
+                                                           const std::string& name,
+                                                           const std::string& shown);
+
+inline runtime::result<runtime::resolved_model_ptr> resolve_model(gateway& server,
+                                                                  const std::string& name) {
+  return resolve_model(server, name, name);
+}
 
 /// Holds what cancels a submitted request, which may be wanted before the
 /// submit call has returned it (a response that ends the answer early, a

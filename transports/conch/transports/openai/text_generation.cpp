@@ -1,6 +1,7 @@
 // POST /v1/completions and /v1/chat/completions: decode, resolve the model,
 // render the chat, build the request per the model's contract, submit, and
 // answer whole or as server-sent events.
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,6 +11,7 @@
 #include "conch/transports/openai/decode_requests.hpp"
 #include "conch/transports/openai/encode_responses.hpp"
 #include "conch/transports/openai/generation_output.hpp"
+#include "conch/transports/openai/logprobs.hpp"
 #include "conch/transports/openai/model_contract.hpp"
 #include "conch/transports/openai/routes.hpp"
 #include "conch/transports/openai/stop_scanner.hpp"
@@ -39,7 +41,7 @@ class generation final {
   generation(answer_kind kind, const generation_settings& s, std::optional<forced_call> call,
              std::optional<tool_call_reader> tools, http::responder res,
              protocol::admission::ticket ticket)
-    : kind_(kind), stream_(s.stream), usage_(s.usage),
+    : kind_(kind), stream_(s.stream), usage_(s.usage), logprobs_(s.logprobs.has_value()),
       header_{new_answer_id(), unix_seconds(), s.model}, stops_(s.stop),
       call_(std::move(call)), tools_(std::move(tools)), res_(std::move(res)),
       ticket_(std::move(ticket)) {}
@@ -65,6 +67,19 @@ class generation final {
       return;
     }
     tally_.add(*out);
+    // This response's log probabilities: a stream's chunk carries them, a
+    // whole answer gathers them.
+    std::string chunk_logprobs;
+    if (logprobs_ && !out->logprobs_json.empty()) {
+      auto positions = read_vllm_logprobs(out->logprobs_json);
+      if (stream_ && !positions.empty())
+        chunk_logprobs = kind_ == answer_kind::completion
+                           ? completion_logprobs_json(positions, streamed_chars_)
+                           : chat_logprobs_json(positions);
+      else
+        std::move(positions.begin(), positions.end(), std::back_inserter(positions_));
+    }
+    streamed_chars_ += character_count(out->text);
     // A character the model split between responses waits for its end.
     std::string text = std::move(utf8_tail_);
     text += out->text;
@@ -87,7 +102,7 @@ class generation final {
       }
     }
     if (stream_)
-      stream_piece(piece, finished);
+      stream_piece(piece, finished, chunk_logprobs);
     else
       text_ += piece;
     if (!finished)
@@ -134,9 +149,9 @@ class generation final {
       res_.write(sse_event(chat_role_chunk(header_)));
   }
 
-  void stream_piece(std::string piece, bool finished) {
+  void stream_piece(std::string piece, bool finished, const std::string& logprobs) {
     start_stream();
-    if (piece.empty() && !finished)
+    if (piece.empty() && !finished && logprobs.empty())
       return;
     std::optional<std::string_view> reason;
     if (finished)
@@ -160,13 +175,13 @@ class generation final {
       piece += parsed.content;
     }
     if (kind_ == answer_kind::completion) {
-      res_.write(sse_event(completion_chunk(header_, piece, reason)));
+      res_.write(sse_event(completion_chunk(header_, piece, reason, logprobs)));
     } else if (call_) {
       tool_call_delta d{0, !call_sent_, header_.id, call_->name, piece};
       call_sent_ = true;
       res_.write(sse_event(chat_tool_chunk(header_, {d}, reason)));
     } else {
-      res_.write(sse_event(chat_content_chunk(header_, piece, reason)));
+      res_.write(sse_event(chat_content_chunk(header_, piece, reason, logprobs)));
     }
     if (finished)
       end_stream();
@@ -201,14 +216,15 @@ class generation final {
   void answer_whole() {
     std::string body;
     if (kind_ == answer_kind::completion)
-      body = completion_body(header_, text_, finish_reason(), tally_.counts());
+      body = completion_body(header_, text_, finish_reason(), tally_.counts(),
+                             whole_logprobs());
     else if (call_)
       body = chat_body(header_, "", {{header_.id, call_->name, text_}}, finish_reason(),
                        tally_.counts());
     else if (tools_ && tools_->holding())
       body = answer_with_calls();
     else
-      body = chat_body(header_, text_, {}, finish_reason(), tally_.counts());
+      body = chat_body(header_, text_, {}, finish_reason(), tally_.counts(), whole_logprobs());
     res_.send(json_response(std::move(body)));
   }
 
@@ -222,9 +238,18 @@ class generation final {
     return chat_body(header_, text_, parsed.calls, "tool_calls", tally_.counts());
   }
 
+  // A whole answer's log probabilities, as JSON; empty for none.
+  std::string whole_logprobs() const {
+    if (positions_.empty())
+      return {};
+    return kind_ == answer_kind::completion ? completion_logprobs_json(positions_, 0)
+                                            : chat_logprobs_json(positions_);
+  }
+
   const answer_kind kind_;
   const bool stream_;
   const usage_chunk usage_;
+  const bool logprobs_;
   const answer_header header_;
   stop_scanner stops_;
   const std::optional<forced_call> call_;
@@ -235,6 +260,8 @@ class generation final {
   usage_tally tally_;
   std::string text_;
   std::string utf8_tail_;
+  std::vector<position_logprobs> positions_;  // a whole answer's
+  int64_t streamed_chars_ = 0;                // characters the model sent so far
   bool started_ = false;
   bool done_ = false;
   bool call_sent_ = false;
@@ -248,11 +275,27 @@ struct prepared_text {
   std::optional<forced_call> call;
 };
 
+// The model a request's name names, with its LoRA adapter, if any, put
+// into `settings`.
+runtime::result<runtime::resolved_model_ptr> resolve_named(const openai_handler_options& options,
+                                                           generation_settings& settings) {
+  auto name = split_model_name(settings.model, options.lora.separator);
+  auto model = resolve_model(*options.server, name.model, settings.model);
+  if (!model)
+    return model.error();
+  auto task = adapter_task_id(options.lora, name, settings.model);
+  if (!task)
+    return task.error();
+  settings.lora_name = name.adapter;
+  settings.lora_task_id = *task;
+  return model;
+}
+
 runtime::result<prepared_text> prepare(const openai_handler_options& options,
-                                       const generation_settings& settings,
-                                       std::string_view prompt, const output_schema& schema,
+                                       generation_settings settings, std::string_view prompt,
+                                       const output_schema& schema,
                                        std::optional<forced_call> call) {
-  auto model = resolve_model(*options.server, settings.model);
+  auto model = resolve_named(options, settings);
   if (!model)
     return model.error();
   const auto& config = *(*model)->config;
@@ -366,7 +409,8 @@ void serve_chat(route_call&& call) {
           || request.tool_choice == tool_choice_mode::auto_))
     tools.emplace(*parser, call.options.max_tool_call_parse_bytes);
   // The model must exist before the chat is rendered, as Triton checks it first.
-  if (auto model = resolve_model(*call.options.server, request.settings.model); !model) {
+  auto named = request.settings;
+  if (auto model = resolve_named(call.options, named); !model) {
     call.res.send(error_response(from_status(model.error())));
     return;
   }

@@ -27,9 +27,20 @@ def _scalar(request, name, default):
     return v.decode() if isinstance(v, bytes) else v
 
 
-def _response(text, prompt_tokens=None, completion_tokens=None):
+def _logprobs(pieces, start):
+    # vLLM's format: per token {id: {logprob, rank, decoded_token}}, the
+    # chosen one rank 1 and one runner-up.
+    return json.dumps([{str(start + i): {"logprob": -0.25, "rank": 1, "decoded_token": p},
+                        "999": {"logprob": -3.5, "rank": 2, "decoded_token": "zz"}}
+                       for i, p in enumerate(pieces)])
+
+
+def _response(text, prompt_tokens=None, completion_tokens=None, logprobs=None):
     raw = text if isinstance(text, bytes) else text.encode()
     tensors = [pb_utils.Tensor("text_output", np.array([raw], dtype=np.object_))]
+    if logprobs is not None:
+        tensors.append(pb_utils.Tensor("logprobs", np.array([logprobs.encode()],
+                                                            dtype=np.object_)))
     if prompt_tokens is not None:
         tensors.append(pb_utils.Tensor("num_input_tokens", np.array([prompt_tokens], dtype=np.int32)))
     if completion_tokens is not None:
@@ -57,6 +68,7 @@ class TritonPythonModel:
         params = json.loads(_scalar(request, "sampling_parameters", "{}") or "{}")
         echo = not bool(_scalar(request, "exclude_input_in_output", True))
         counts = bool(_scalar(request, "return_num_output_tokens", False))
+        with_logprobs = bool(_scalar(request, "return_logprobs", False))
         max_tokens = int(params.get("max_tokens", 16))
         pieces = [f"w{i}" if i == 0 else f" w{i}" for i in range(max_tokens)]
         if "SAMPLING" in prompt:
@@ -81,7 +93,8 @@ class TritonPythonModel:
                 sender.send(pb_utils.InferenceResponse(error=pb_utils.TritonError("mock failure")),
                             flags=final)
                 return
-            sender.send(_response(text, prompt_tokens, len(pieces) if counts else None),
+            sender.send(_response(text, prompt_tokens, len(pieces) if counts else None,
+                                  _logprobs(pieces, 0) if with_logprobs else None),
                         flags=final)
             return
         if echo:
@@ -102,7 +115,8 @@ class TritonPythonModel:
             if "SLOW" in prompt:
                 time.sleep(0.02)
             first_count = prompt_tokens if i == 0 else None
-            sender.send(_response(piece, first_count, 1 if counts else None))
+            sender.send(_response(piece, first_count, 1 if counts else None,
+                                  _logprobs([piece], i) if with_logprobs else None))
         sender.send(flags=final)
 
     def finalize(self):
