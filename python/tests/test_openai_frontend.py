@@ -600,3 +600,63 @@ def test_lora_adapters_by_name(server: conch.Server) -> None:
         status, body = post(f.port, "/v1/completions",
                             {"model": "mock_llm_lora_doll", "prompt": "x"})
         assert (status, body) == (400, {"detail": "Unknown model: mock_llm_lora_doll"})
+
+
+def test_response_format_reaches_the_model_as_guided_decoding(client: openai.OpenAI) -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    c = client.chat.completions.create(
+        model="mock_llm", messages=[{"role": "user", "content": "SAMPLING"}],
+        response_format={"type": "json_schema", "json_schema": {"name": "s", "schema": schema}})
+    assert json.loads(c.choices[0].message.content)["structured_outputs"] == {"json": schema}
+    c = client.chat.completions.create(
+        model="mock_llm", messages=[{"role": "user", "content": "SAMPLING"}],
+        response_format={"type": "json_object"})
+    assert json.loads(c.choices[0].message.content)["structured_outputs"] == {
+        "json_object": True}
+    c = client.chat.completions.create(
+        model="mock_llm", messages=[{"role": "user", "content": "SAMPLING"}],
+        response_format={"type": "text"})
+    assert "structured_outputs" not in json.loads(c.choices[0].message.content)
+
+
+@pytest.fixture(scope="module")
+def counting_tokenizer(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
+    """A tokenizer folder of our own: the chat template above and a word-level
+    tokenizer.json built here with the `tokenizers` package."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    folder = tmp_path_factory.mktemp("tokenizer")
+    shutil.copy(MODELS / "tokenizer" / "tokenizer_config.json", folder)
+    tokenizer = Tokenizer(models.WordLevel({"[UNK]": 0, "hello": 1, "there": 2}, "[UNK]"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    tokenizer.save(str(folder / "tokenizer.json"))
+    return folder
+
+
+def test_a_tokenizer_counts_what_a_model_does_not(server: conch.Server,
+                                                  counting_tokenizer: pathlib.Path) -> None:
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(counting_tokenizer / "tokenizer.json"))
+
+    def count(text: str) -> int:
+        return len(tokenizer.encode(text, add_special_tokens=False).ids)
+
+    with OpenAI(server, OpenAI.Options(port=0, tokenizer=str(counting_tokenizer))) as f:
+        client = openai.OpenAI(base_url=f"http://127.0.0.1:{f.port}/v1", api_key="EMPTY",
+                               max_retries=0)
+        c = client.completions.create(model="mock_trt", prompt="hello there", max_tokens=3)
+        text = c.choices[0].text
+        assert (c.usage.prompt_tokens, c.usage.completion_tokens) == (2, count(text))
+        chunks = list(client.completions.create(model="mock_trt", prompt="hello there",
+                                                max_tokens=3, stream=True,
+                                                stream_options={"include_usage": True}))
+        assert chunks[-1].usage == c.usage
+        chat = client.chat.completions.create(model="mock_trt",
+                                              messages=[{"role": "user", "content": "hi"}])
+        prompt = "<s>[user] hi\n[assistant]"
+        assert chat.usage.prompt_tokens == count(prompt)
+        assert chat.usage.completion_tokens == count(chat.choices[0].message.content)
+        # A model's own counts win.
+        own = client.completions.create(model="mock_llm", prompt="a b c", max_tokens=2)
+        assert (own.usage.prompt_tokens, own.usage.completion_tokens) == (3, 2)

@@ -71,6 +71,7 @@ runtime::status openai_frontend::start() {
     h.api_key = options_.api_key;
     h.default_max_tokens = options_.default_max_tokens;
     h.chat_template = options_.chat_template;
+    h.count_tokens = options_.count_tokens;
     if (!options_.tool_call_parser.empty())
       h.tool_call_parser = *transports::openai::tool_call_format_named(options_.tool_call_parser);
     h.max_tool_call_parse_bytes = static_cast<size_t>(options_.max_tool_call_parse_bytes);

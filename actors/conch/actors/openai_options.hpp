@@ -21,6 +21,9 @@ using openai_restricted_api = transports::openai::api_restriction;
 /// (transports/openai/openai_handler.hpp).
 using chat_renderer = transports::openai::chat_renderer;
 
+/// Counts a text's tokens, for the usage of a model that reports none.
+using token_counter = transports::openai::token_counter;
+
 /// Options of the OpenAI-compatible frontend: how it listens
 /// (transports::http::listener_options, port 9000 here as Triton's) and
 /// what its routes do. Field names follow the flags of Triton's OpenAI
@@ -59,6 +62,11 @@ struct openai_options : transports::http::listener_options {
   /// a Jinja2 one from a tokenizer's chat template); without one, chat
   /// completions answer 400. Not an option by name: set in code.
   chat_renderer chat_template;
+  /// Counts tokens with the models' tokenizer (Conch's Python package uses
+  /// the tokenizer folder's tokenizer.json): the usage of a model that
+  /// reports no token counts. Without one, such a model's usage is null.
+  /// Not an option by name: set in code.
+  token_counter count_tokens;
 };
 
 /// Every named option of `o`, the listener's among them: `visit(name,

@@ -56,7 +56,9 @@ class OpenAI(Frontend):
         #: The TCP port (--openai-port); 0 picks a free one (OpenAI.port).
         port: int = Field(default=_DEFAULTS["port"], ge=0, le=65535)
         #: A Hugging Face tokenizer folder whose chat template renders chat
-        #: requests (--tokenizer). Without one (or chat_template), chat
+        #: requests (--tokenizer), and whose tokenizer.json (read with the
+        #: `tokenizers` package, when installed) counts the tokens of a model
+        #: that reports none. Without one (or chat_template), chat
         #: completions answer 400.
         tokenizer: Optional[str] = None
         #: A Jinja2 chat template file that replaces the tokenizer's
@@ -138,6 +140,7 @@ class OpenAI(Frontend):
             lora_adapters=adapters,
             max_tool_call_parse_bytes=options.max_tool_call_parse_bytes,
             chat_template=_renderer(options),
+            count_tokens=_counter(options),
             **policy_of(options),
         )
 
@@ -157,10 +160,16 @@ def _lora_adapters(repositories: list[str]) -> dict[str, list[str]]:
     for repository in repositories:
         if not os.path.isdir(repository):
             continue
-        for model in sorted(os.listdir(repository)):
+        try:
+            models = sorted(os.listdir(repository))
+        except OSError:
+            continue
+        for model in models:
             folder = os.path.join(repository, model)
-            versions = [v for v in os.listdir(folder) if v.isdigit()] if os.path.isdir(
-                folder) else []
+            try:
+                versions = [v for v in os.listdir(folder) if v.isascii() and v.isdigit()]
+            except OSError:
+                continue
             if not versions:
                 continue
             listing = os.path.join(folder, max(versions, key=int), "multi_lora.json")
@@ -172,6 +181,29 @@ def _lora_adapters(repositories: list[str]) -> dict[str, list[str]]:
             if isinstance(adapters, dict):
                 found[model] = [str(name) for name in adapters]
     return found
+
+
+def _counter(options: "OpenAI.Options") -> Any:
+    """Counts tokens with the tokenizer folder's tokenizer.json; None
+    without one (or without the `tokenizers` package)."""
+    if options.tokenizer is None:
+        return None
+    path = os.path.join(options.tokenizer, "tokenizer.json")
+    if not os.path.isfile(path):
+        return None
+    try:
+        from tokenizers import Tokenizer
+    except ImportError:
+        return None
+    tokenizer = Tokenizer.from_file(path)
+    # Counts are of the whole text: no truncation, no padding.
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+
+    def count(text: str) -> int:
+        return len(tokenizer.encode(text, add_special_tokens=False).ids)
+
+    return count
 
 
 def _renderer(options: "OpenAI.Options") -> Any:

@@ -144,17 +144,51 @@ actors::chat_renderer python_renderer(const py::handle& render) {
   };
 }
 
+/// A token counter that calls `count(text) -> int` with the GIL held, from
+/// the frontend's render threads; nullopt when it raises or answers no int.
+actors::token_counter python_counter(const py::handle& count) {
+  auto ref = std::make_shared<py_ref>(py_ref::borrow(count.ptr()));
+  return [ref](std::string_view text) -> std::optional<int64_t> {
+    std::optional<int64_t> n;
+    with_gil_or_park([&] {
+      try {
+        auto fn = py::reinterpret_borrow<py::object>(ref->get());
+        // A model's text may hold ill-formed UTF-8: counted as replaced.
+        auto decoded = py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(
+          text.data(), static_cast<Py_ssize_t>(text.size()), "replace"));
+        if (!decoded)
+          throw py::error_already_set();
+        n = fn(decoded).cast<int64_t>();
+      } catch (py::error_already_set&) {
+      } catch (const py::cast_error&) {
+      }
+    });
+    return n;
+  };
+}
+
+/// Takes keyword `name` out of `kwargs`: None when absent.
+py::object take_kwarg(py::kwargs& kwargs, const char* name) {
+  if (!kwargs.contains(name))
+    return py::none();
+  py::object value = kwargs[name];
+  PyDict_DelItemString(kwargs.ptr(), name);
+  return value;
+}
+
 std::unique_ptr<py_openai_frontend> make_openai_frontend(py_server& srv, py::kwargs kwargs) {
-  py::object render = py::none();
-  if (kwargs.contains("chat_template")) {
-    render = kwargs["chat_template"];
-    PyDict_DelItemString(kwargs.ptr(), "chat_template");
-  }
+  py::object render = take_kwarg(kwargs, "chat_template");
+  py::object count = take_kwarg(kwargs, "count_tokens");
   auto options = options_from<actors::openai_options>(kwargs, "OpenAiFrontend");
   if (!render.is_none()) {
     if (!PyCallable_Check(render.ptr()))
       throw py::type_error("OpenAiFrontend: chat_template must be callable");
     options.chat_template = python_renderer(render);
+  }
+  if (!count.is_none()) {
+    if (!PyCallable_Check(count.ptr()))
+      throw py::type_error("OpenAiFrontend: count_tokens must be callable");
+    options.count_tokens = python_counter(count);
   }
   return std::make_unique<py_openai_frontend>(srv, std::move(options));
 }
@@ -219,8 +253,8 @@ void bind_frontends(py::module_& m) {
          }),
          py::arg("server"),
          "Creates the frontend from its options as keyword arguments, named as defaults() "
-         "names them, and `chat_template`, a callable (messages_json, tools_json) -> prompt; "
-         "binds nothing until start().")
+         "names them, `chat_template`, a callable (messages_json, tools_json) -> prompt, and "
+         "`count_tokens`, a callable (text) -> int; binds nothing until start().")
     .def_static("defaults", &defaults_of<actors::openai_options>,
                 "The default of every option but restricted_apis (timeouts in seconds).")
     .def("start", &py_openai_frontend::start, "Binds and starts serving (GIL released).")

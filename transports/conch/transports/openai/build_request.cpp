@@ -205,11 +205,15 @@ std::string sampling_parameters(const generation_settings& s, int64_t max_tokens
     j.member("logprobs", *s.logprobs);
   if (!s.lora_name.empty())
     j.member("lora_name", s.lora_name);
-  if (!schema.json.empty()) {
+  if (!schema.json.empty() || schema.any_json) {
     j.key("structured_outputs");
     j.begin_object();
-    j.key("json");
-    j.raw(schema.json);
+    if (!schema.json.empty()) {
+      j.key("json");
+      j.raw(schema.json);
+    } else {
+      j.member("json_object", true);
+    }
     j.end_object();
   }
   j.end_object();
@@ -263,6 +267,8 @@ build_generate_request(const inference::ModelConfig& config, const model_contrac
     if (!schema.json.empty()) {
       CONCH_RUNTIME_RETURN_IF_ERROR(in.text("guided_decoding_guide_type", "json_schema"));
       CONCH_RUNTIME_RETURN_IF_ERROR(in.text("guided_decoding_guide", schema.json));
+    } else if (schema.any_json) {
+      CONCH_RUNTIME_RETURN_IF_ERROR(in.text("guided_decoding_guide_type", "json"));
     }
   }
   CONCH_RUNTIME_RETURN_IF_ERROR(in.number("return_num_input_tokens", true));

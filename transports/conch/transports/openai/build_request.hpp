@@ -12,11 +12,15 @@
 
 namespace conch::transports::openai {
 
-/// Constrains what the model may produce to JSON that follows a schema
-/// (guided decoding), for a tool the request requires the model to call.
+/// Constrains what the model may produce (guided decoding): JSON that
+/// follows a schema (a tool the request requires the model to call, or a
+/// `response_format` of type json_schema), or any JSON object
+/// (json_object).
 struct output_schema {
-  /// The JSON schema, as text; empty: the output is free.
+  /// The JSON schema, as text; empty: none.
   std::string json;
+  /// Any JSON object will do (when `json` is empty).
+  bool any_json = false;
 };
 
 /// The inference request that asks model `config` (of `contract`) to

@@ -379,7 +379,7 @@ struct shared_fields {
 bool ignored_chat_field(const std::string& name) {
   return name == "store" || name == "metadata" || name == "service_tier"
          || name == "parallel_tool_calls" || name == "functions" || name == "function_call"
-         || name == "response_format" || name == "modalities" || name == "reasoning_effort"
+         || name == "modalities" || name == "reasoning_effort"
          || name == "prediction" || name == "audio" || name == "web_search_options";
 }
 
@@ -540,6 +540,39 @@ void read_tool_choice(const value& v, std::vector<field_error>& errors, chat_req
                     error_input(v)});
 }
 
+// `response_format`: {"type": "text"}, {"type": "json_object"} or
+// {"type": "json_schema", "json_schema": {"name", "schema": {...}, ...}}.
+void read_response_format(const value& v, std::vector<field_error>& errors, chat_request& out) {
+  if (v.IsNull())
+    return;
+  auto type = v.IsObject() ? v.FindMember("type") : v.MemberEnd();
+  std::string kind = type != v.MemberEnd() && type->value.IsString() ? name_of(type->value) : "";
+  if (kind == "text")
+    return;
+  if (kind == "json_object") {
+    out.response_json = true;
+    return;
+  }
+  if (kind == "json_schema") {
+    auto spec = v.FindMember("json_schema");
+    if (spec != v.MemberEnd() && spec->value.IsObject()) {
+      auto schema = spec->value.FindMember("schema");
+      out.response_json = true;
+      out.response_schema_json = schema != spec->value.MemberEnd() && schema->value.IsObject()
+                                   ? json_of(schema->value)
+                                   : std::string{"{}"};
+      return;
+    }
+    add_error(errors, {"missing", {"body", "response_format", "json_schema"}, "Field required",
+                       error_input(v)});
+    return;
+  }
+  add_error(errors, {"union_tag_invalid", {"body", "response_format"},
+                     "Input tag found using 'type' does not match any of the expected tags: "
+                     "'text', 'json_object', 'json_schema'",
+                     error_input(v)});
+}
+
 // The tool checks of Triton's frontend, which come after the schema's.
 std::optional<api_error> refuse_tools(const chat_request& c) {
   bool has_tools = !c.tool_names.empty();
@@ -666,6 +699,8 @@ std::optional<api_error> decode_chat_request(std::string_view body, chat_request
       read_tools(v, errors, out);
     } else if (name == "tool_choice") {
       read_tool_choice(v, errors, out);
+    } else if (name == "response_format") {
+      read_response_format(v, errors, out);
     } else if (!ignored_chat_field(name)) {
       r.extra(name, v);
     }

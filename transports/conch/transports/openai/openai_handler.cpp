@@ -86,8 +86,13 @@ constexpr size_t max_waiting_renders = 1024;
 openai_handler::openai_handler(openai_handler_options options, api_restrictions restricted)
   : options_(std::move(options)), restricted_(std::move(restricted)),
     admission_(options_.max_inflight, options_.stats) {
-  if (options_.chat_template)
-    renderers_ = std::make_unique<render_pool>(render_threads, max_waiting_renders);
+  if (options_.chat_template || options_.count_tokens)
+    renderers_ = std::make_shared<render_pool>(render_threads, max_waiting_renders);
+}
+
+openai_handler::~openai_handler() {
+  if (renderers_)
+    renderers_->stop();
 }
 
 runtime::result<std::shared_ptr<openai_handler>> openai_handler::make(
@@ -174,7 +179,7 @@ void openai_handler::handle(http::request_ptr req, http::responder res) {
       detail_error(503, "the server is busy: too many requests in flight")));
     return;
   }
-  route_call call{options_, admission_, renderers_.get(), std::move(req), std::move(res),
+  route_call call{options_, admission_, renderers_, std::move(req), std::move(res),
                   std::move(ticket)};
   switch (m.r) {
     case route::completions: serve_completion(std::move(call)); return;

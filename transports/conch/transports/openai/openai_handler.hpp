@@ -35,6 +35,12 @@ struct chat_prompt {
 /// An error answers 400 with its message.
 using chat_renderer = std::function<runtime::result<std::string>(const chat_prompt&)>;
 
+/// Counts the tokens of a text with the model's tokenizer, for the usage of
+/// a model that reports no token counts (Conch's Python package uses the
+/// tokenizer folder's tokenizer.json). Called on a render thread, from two
+/// at once: it must be thread-safe. nullopt: it cannot tell.
+using token_counter = std::function<std::optional<int64_t>(std::string_view text)>;
+
 /// What an OpenAI handler is made from.
 struct openai_handler_options {
   /// The server the requests go to.
@@ -52,6 +58,9 @@ struct openai_handler_options {
   /// Renders chat messages into a prompt; without one, chat requests
   /// answer 400.
   chat_renderer chat_template;
+  /// Counts tokens where a model reports none; without one, such a model's
+  /// usage is null (as in Triton).
+  token_counter count_tokens;
   /// How the models write tool calls (--tool-call-parser); unset: chat
   /// requests with tools need a named or required tool_choice.
   std::optional<tool_call_format> tool_call_parser;
@@ -86,6 +95,13 @@ class openai_handler final : public http::handler {
  private:
   openai_handler(openai_handler_options options, api_restrictions restricted);
 
+ public:
+  /// Stops the render pool before the options its tasks read go (an answer
+  /// in flight may still hold the pool).
+  ~openai_handler() override;
+
+ private:
+
   bool refuse(api_group group, const http::request& req, http::responder& res) const;
   bool authorized(const http::request& req) const;
   void serve_models(const std::vector<std::string>& segments, http::responder res) const;
@@ -95,7 +111,8 @@ class openai_handler final : public http::handler {
   api_restrictions restricted_;
   protocol::admission admission_;
   // Last, so that its threads are joined before what their tasks use goes.
-  std::unique_ptr<render_pool> renderers_;
+  // Answers in flight hold it weakly: it goes with the handler.
+  std::shared_ptr<render_pool> renderers_;
 };
 
 } // namespace conch::transports::openai

@@ -1,6 +1,7 @@
 #include "conch/transports/openai/render_pool.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <future>
 #include <memory>
 
@@ -37,6 +38,28 @@ TEST(render_pool, refuses_past_its_queue_and_drops_what_waits_when_destroyed) {
     release.set_value();
   }
   EXPECT_TRUE(watch.expired());  // what waited was run or dropped, not kept
+}
+
+TEST(render_pool, after_stop_it_refuses_and_a_held_pool_runs_nothing) {
+  auto pool = std::make_shared<render_pool>(2, 8);
+  std::weak_ptr<render_pool> held = pool;
+  pool->stop();
+  EXPECT_FALSE(pool->post([] {}));
+  auto still = held.lock();  // an answer in flight may still hold it
+  ASSERT_TRUE(still);
+  EXPECT_FALSE(still->post([] {}));
+}
+
+TEST(render_pool, a_task_may_drop_the_last_reference_to_its_pool) {
+  auto pool = std::make_shared<render_pool>(1, 8);
+  std::promise<void> done;
+  auto finished = done.get_future();
+  auto* raw = pool.get();
+  ASSERT_TRUE(raw->post([p = std::move(pool), &done]() mutable {
+    p.reset();  // the pool stops and is destroyed on its own thread
+    done.set_value();
+  }));
+  EXPECT_EQ(finished.wait_for(std::chrono::seconds{10}), std::future_status::ready);
 }
 
 } // namespace

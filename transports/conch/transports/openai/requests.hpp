@@ -70,6 +70,10 @@ struct chat_request {
   tool_choice_mode tool_choice = tool_choice_mode::unset;
   /// The function `tool_choice` names (tool_choice_mode::named).
   std::string tool_choice_name;
+  /// `response_format`: "json_object" asks for any JSON object,
+  /// "json_schema" for JSON that follows `response_schema_json`.
+  bool response_json = false;
+  std::string response_schema_json;
 };
 
 /// How an embedding is written: a list of numbers, or the base64 of its

@@ -21,8 +21,9 @@ struct route_call {
   /// The handler's admission, for a route whose request waits on the server
   /// as several (embeddings).
   const protocol::admission& admission;
-  /// Where chats are rendered; null without a chat template.
-  render_pool* renderers;
+  /// Where chats are rendered and tokens counted; null without a chat
+  /// template or a token counter.
+  const std::shared_ptr<render_pool>& renderers;
   http::request_ptr req;
   http::responder res;
   protocol::admission::ticket ticket;

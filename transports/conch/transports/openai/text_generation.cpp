@@ -36,15 +36,24 @@ std::string_view body_of(const http::request& req) {
 
 // One answer in progress. The server calls on_response once per response,
 // one call at a time; the loop thread may cancel meanwhile.
-class generation final {
+// Where a model reports no token counts, a tokenizer counts them
+// (token_counter), on a render thread, never the server's: the prompt and
+// the answer the client got.
+struct usage_counting {
+  token_counter count;
+  std::weak_ptr<render_pool> pool;
+  std::string prompt;
+};
+
+class generation final : public std::enable_shared_from_this<generation> {
  public:
   generation(answer_kind kind, const generation_settings& s, std::optional<forced_call> call,
-             std::optional<tool_call_reader> tools, http::responder res,
-             protocol::admission::ticket ticket)
+             std::optional<tool_call_reader> tools, usage_counting counting,
+             http::responder res, protocol::admission::ticket ticket)
     : kind_(kind), stream_(s.stream), usage_(s.usage), logprobs_(s.logprobs.has_value()),
       header_{new_answer_id(), unix_seconds(), s.model}, stops_(s.stop),
-      call_(std::move(call)), tools_(std::move(tools)), res_(std::move(res)),
-      ticket_(std::move(ticket)) {}
+      call_(std::move(call)), tools_(std::move(tools)), counting_(std::move(counting)),
+      res_(std::move(res)), ticket_(std::move(ticket)) {}
 
   cancel_slot& canceller() { return cancel_; }
 
@@ -94,6 +103,10 @@ class generation final {
     if (r.final && !stopped)
       piece += stops_.flush();
     const bool finished = r.final || stopped;
+    // What the client gets, for a tokenizer to count where the model
+    // reports no counts (tool calls included).
+    if (counting_.count && (!stream_ || usage_ == usage_chunk::included))
+      answer_text_ += piece;
     if (tools_) {
       piece = tools_->feed(piece);
       if (tools_->overflowed()) {
@@ -134,7 +147,9 @@ class generation final {
 
   void finish() {
     done_ = true;
-    ticket_.reset();
+    // An answer waiting on the tokenizer keeps its place in flight.
+    if (!deferred_)
+      ticket_.reset();
   }
 
   void start_stream() {
@@ -187,10 +202,18 @@ class generation final {
       end_stream();
   }
 
-  // The usage chunk when asked for, [DONE], the end.
+  // The usage chunk when asked for, [DONE], the end; after counting the
+  // tokens where the model reported none.
   void end_stream() {
+    if (usage_ == usage_chunk::included
+        && count_then([](generation& g) { g.end_stream_now(); }))
+      return;
+    end_stream_now();
+  }
+
+  void end_stream_now() {
     if (usage_ == usage_chunk::included)
-      if (auto counts = tally_.counts())
+      if (auto counts = usage())
         res_.write(sse_event(usage_chunk_body(header_, kind_ == answer_kind::completion
                                                          ? "text_completion"
                                                          : "chat.completion.chunk",
@@ -207,24 +230,83 @@ class generation final {
       res_.write(sse_event(chat_content_chunk(header_, "", std::string_view{"length"})));
       end_stream();
     } else {
-      res_.send(json_response(chat_body(header_, text_, {}, "length", tally_.counts())));
+      res_.send(json_response(chat_body(header_, text_, {}, "length", usage())));
     }
     finish();
     cancel_.cancel();
   }
 
   void answer_whole() {
+    if (count_then([](generation& g) { g.answer_whole_now(); }))
+      return;
+    answer_whole_now();
+  }
+
+  // Runs `then` on a render thread after counting the tokens, where the
+  // model reported no counts and a tokenizer can; false (nothing done)
+  // otherwise.
+  bool count_then(void (*then)(generation&)) {
+    if (!counting_.count || tally_.counts())
+      return false;
+    auto pool = counting_.pool.lock();
+    if (!pool)
+      return false;
+    // Runs `then` once: after counting, or without counts when the pool
+    // drops the task (stopping), so the answer always ends.
+    struct continuation {
+      std::shared_ptr<generation> self;
+      void (*then)(generation&);
+      bool ran = false;
+      ~continuation() {
+        if (!ran)
+          finish_deferred(*self, then);
+      }
+    };
+    auto next = std::make_shared<continuation>();
+    next->self = shared_from_this();
+    next->then = then;
+    deferred_ = true;
+    if (pool->post([next] {
+          next->self->count_tokens();
+          next->ran = true;
+          finish_deferred(*next->self, next->then);
+        }))
+      return true;
+    next->ran = true;  // not queued: answered at once by the caller
+    deferred_ = false;
+    return false;
+  }
+
+  // The deferred end of an answer: `then`, and the admission ticket back.
+  static void finish_deferred(generation& g, void (*then)(generation&)) {
+    then(g);
+    g.ticket_.reset();
+  }
+
+  void count_tokens() {
+    auto prompt = counting_.count(counting_.prompt);
+    auto completion = counting_.count(answer_text_);
+    if (prompt && completion)
+      counted_ = usage_counts{*prompt, *completion};
+  }
+
+  // The answer's usage: the model's counts, else the tokenizer's.
+  std::optional<usage_counts> usage() const {
+    auto reported = tally_.counts();
+    return reported ? reported : counted_;
+  }
+
+  void answer_whole_now() {
     std::string body;
     if (kind_ == answer_kind::completion)
-      body = completion_body(header_, text_, finish_reason(), tally_.counts(),
-                             whole_logprobs());
+      body = completion_body(header_, text_, finish_reason(), usage(), whole_logprobs());
     else if (call_)
       body = chat_body(header_, "", {{header_.id, call_->name, text_}}, finish_reason(),
-                       tally_.counts());
+                       usage());
     else if (tools_ && tools_->holding())
       body = answer_with_calls();
     else
-      body = chat_body(header_, text_, {}, finish_reason(), tally_.counts(), whole_logprobs());
+      body = chat_body(header_, text_, {}, finish_reason(), usage(), whole_logprobs());
     res_.send(json_response(std::move(body)));
   }
 
@@ -234,8 +316,8 @@ class generation final {
     auto parsed = tools_->finish();
     text_ += parsed.content;
     if (parsed.calls.empty())
-      return chat_body(header_, text_, {}, finish_reason(), tally_.counts());
-    return chat_body(header_, text_, parsed.calls, "tool_calls", tally_.counts());
+      return chat_body(header_, text_, {}, finish_reason(), usage());
+    return chat_body(header_, text_, parsed.calls, "tool_calls", usage());
   }
 
   // A whole answer's log probabilities, as JSON; empty for none.
@@ -254,6 +336,9 @@ class generation final {
   stop_scanner stops_;
   const std::optional<forced_call> call_;
   std::optional<tool_call_reader> tools_;
+  usage_counting counting_;
+  std::string answer_text_;              // a stream's text, when tokens are counted
+  std::optional<usage_counts> counted_;  // the tokenizer's counts
   http::responder res_;
   protocol::admission::ticket ticket_;
   cancel_slot cancel_;
@@ -263,6 +348,7 @@ class generation final {
   std::vector<position_logprobs> positions_;  // a whole answer's
   int64_t streamed_chars_ = 0;                // characters the model sent so far
   bool started_ = false;
+  bool deferred_ = false;  // the answer ends on a render thread
   bool done_ = false;
   bool call_sent_ = false;
 };
@@ -310,10 +396,17 @@ runtime::result<prepared_text> prepare(const openai_handler_options& options,
 }
 
 void submit(route_call& call, answer_kind kind, const generation_settings& settings,
-            prepared_text prepared, std::optional<tool_call_reader> tools = std::nullopt) {
+            std::string_view prompt, prepared_text prepared,
+            std::optional<tool_call_reader> tools = std::nullopt) {
+  usage_counting counting;
+  if (call.options.count_tokens) {
+    counting.count = call.options.count_tokens;
+    counting.pool = call.renderers;
+    counting.prompt = std::string{prompt};
+  }
   auto pending = std::make_shared<generation>(kind, settings, std::move(prepared.call),
-                                              std::move(tools), std::move(call.res),
-                                              std::move(call.ticket));
+                                              std::move(tools), std::move(counting),
+                                              std::move(call.res), std::move(call.ticket));
   auto cancel = call.options.server->submit(
     std::move(prepared.request),
     [pending](runtime::inference_response&& r) { pending->on_response(std::move(r)); },
@@ -358,12 +451,16 @@ void render_and_submit(pending_chat& chat) {
   }
   output_schema schema;
   auto forced = forced_tool(request, schema);
+  if (!forced && request.response_json) {
+    schema.json = request.response_schema_json;
+    schema.any_json = true;
+  }
   auto prepared = prepare(call.options, request.settings, *prompt, schema, std::move(forced));
   if (!prepared) {
     call.res.send(error_response(from_status(prepared.error())));
     return;
   }
-  submit(call, answer_kind::chat, request.settings, std::move(*prepared),
+  submit(call, answer_kind::chat, request.settings, *prompt, std::move(*prepared),
          std::move(chat.tools));
 }
 
@@ -380,7 +477,8 @@ void serve_completion(route_call&& call) {
     call.res.send(error_response(from_status(prepared.error())));
     return;
   }
-  submit(call, answer_kind::completion, request.settings, std::move(*prepared));
+  submit(call, answer_kind::completion, request.settings, request.prompt,
+         std::move(*prepared));
 }
 
 void serve_chat(route_call&& call) {

@@ -33,11 +33,14 @@ bool could_become(std::string_view s, std::string_view marker) {
   return s.size() < marker.size() && marker.substr(0, s.size()) == s;
 }
 
-std::string json_of(const rapidjson::Value& v) {
-  rapidjson::StringBuffer out;
-  rapidjson::Writer<rapidjson::StringBuffer> w(out);
-  v.Accept(w);
-  return {out.GetString(), out.GetSize()};
+// `v` as JSON text; false when JSON cannot hold it (a NaN inside).
+bool json_of(const rapidjson::Value& v, std::string& out) {
+  rapidjson::StringBuffer text;
+  rapidjson::Writer<rapidjson::StringBuffer> w(text);
+  if (!v.Accept(w))
+    return false;
+  out.assign(text.GetString(), text.GetSize());
+  return true;
 }
 
 std::string mistral_id() {
@@ -64,9 +67,10 @@ bool read_call(const rapidjson::Value& v, tool_call_format format, tool_call& ou
   if (args == v.MemberEnd() || !(args->value.IsObject() || args->value.IsString()))
     return false;
   out.name.assign(name->value.GetString(), name->value.GetStringLength());
-  out.arguments = args->value.IsString()
-                    ? std::string{args->value.GetString(), args->value.GetStringLength()}
-                    : json_of(args->value);
+  if (args->value.IsString())
+    out.arguments.assign(args->value.GetString(), args->value.GetStringLength());
+  else if (!json_of(args->value, out.arguments))
+    return false;
   out.id = format == tool_call_format::llama3 ? new_answer_id() : mistral_id();
   return true;
 }
@@ -173,7 +177,12 @@ std::string tool_call_reader::feed(std::string_view piece) {
     return std::string{piece};
   held_.append(piece);
   if (mode_ == mode::undecided) {
-    switch (classify_tool_call(format_, held_)) {
+    // Leading whitespace is skipped once, not at every piece.
+    while (skipped_ < held_.size()
+           && (held_[skipped_] == ' ' || held_[skipped_] == '\n' || held_[skipped_] == '\t'
+               || held_[skipped_] == '\r'))
+      ++skipped_;
+    switch (classify_tool_call(format_, std::string_view{held_}.substr(skipped_))) {
       case tool_call_start::no: {
         mode_ = mode::content;
         std::string out;

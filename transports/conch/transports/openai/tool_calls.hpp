@@ -81,6 +81,7 @@ class tool_call_reader {
   size_t limit_;
   mode mode_ = mode::undecided;
   std::string held_;
+  size_t skipped_ = 0;  // leading whitespace of held_ already looked at
 };
 
 } // namespace conch::transports::openai

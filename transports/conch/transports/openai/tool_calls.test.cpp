@@ -72,6 +72,20 @@ TEST(tool_calls, the_reader_overflows_past_its_limit) {
   EXPECT_TRUE(r.overflowed());
 }
 
+TEST(tool_calls, arguments_json_cannot_hold_are_no_call) {
+  auto p = parse_tool_calls(tool_call_format::llama3, R"({"name": "f", "parameters": {"x": NaN}})");
+  EXPECT_TRUE(p.calls.empty());
+}
+
+TEST(tool_calls, leading_whitespace_is_looked_at_once) {
+  tool_call_reader r{tool_call_format::llama3, 1 << 20};
+  for (int i = 0; i < 100000; ++i)
+    EXPECT_EQ(r.feed(" "), "");
+  EXPECT_TRUE(r.holding());
+  EXPECT_EQ(r.feed("x"), std::string(100000, ' ') + "x");
+  EXPECT_FALSE(r.holding());
+}
+
 TEST(tool_calls, unknown_parsers_are_named) {
   EXPECT_TRUE(tool_call_format_named("llama3"));
   auto bad = tool_call_format_named("hermes");
