@@ -2,7 +2,8 @@
 // the first byte picks the route (completions, chat, embeddings), the rest
 // is the body; a body starting with '!' is a depth bomb (json_bomb.hpp). A
 // text request that decodes is then built for a model of each convention,
-// and its prompt is run through the stop scanner with its stop sequences.
+// and its prompt is run through the stop scanner with its stop sequences
+// and, as if a model had written it, through the tool-call readers.
 #include <string>
 
 #include <google/protobuf/text_format.h>
@@ -10,6 +11,7 @@
 #include "conch/transports/openai/build_request.hpp"
 #include "conch/transports/openai/decode_requests.hpp"
 #include "conch/transports/openai/stop_scanner.hpp"
+#include "conch/transports/openai/tool_calls.hpp"
 #include "json_bomb.hpp"
 
 namespace {
@@ -59,6 +61,15 @@ void build_both(const std::string& prompt, const generation_settings& settings) 
   for (size_t at = 0; at < prompt.size() && at < 65536 && !scanner.stopped(); at += 3)
     (void) scanner.feed(std::string_view{prompt}.substr(at, 3));
   (void) scanner.flush();
+  // The text as a model's answer read for tool calls, streamed and whole.
+  for (auto format : {tool_call_format::llama3, tool_call_format::mistral}) {
+    tool_call_reader reader{format, 65536};
+    for (size_t at = 0; at < prompt.size() && at < 65536 && !reader.overflowed(); at += 5) {
+      (void) reader.feed(std::string_view{prompt}.substr(at, 5));
+      (void) reader.deltas();
+    }
+    (void) reader.finish();
+  }
 }
 
 } // namespace

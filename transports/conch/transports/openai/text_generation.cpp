@@ -166,6 +166,22 @@ class generation final : public std::enable_shared_from_this<generation> {
 
   void stream_piece(std::string piece, bool finished, const std::string& logprobs) {
     start_stream();
+    // Calls streamed as they come: their new pieces now, and at the end
+    // what is left of them with finish_reason "tool_calls".
+    if (tools_ && tools_->holding()) {
+      auto deltas = tools_->deltas();
+      if (tools_->streamed()) {
+        if (!deltas.empty() || finished)
+          res_.write(sse_event(chat_tool_chunk(
+            header_, deltas,
+            finished ? std::optional<std::string_view>{"tool_calls"} : std::nullopt)));
+        if (finished) {
+          tools_->finish();
+          end_stream();
+        }
+        return;
+      }
+    }
     if (piece.empty() && !finished && logprobs.empty())
       return;
     std::optional<std::string_view> reason;

@@ -196,6 +196,121 @@ std::string tool_call_reader::feed(std::string_view piece) {
   return {};
 }
 
+void tool_call_reader::scan() {
+  const int call_depth = format_ == tool_call_format::llama3 ? 1 : 2;
+  if (scanned_ < skipped_)
+    scanned_ = skipped_;
+  for (; scanned_ < held_.size(); ++scanned_) {
+    const char c = held_[scanned_];
+    if (in_string_) {
+      if (escaped_) {
+        escaped_ = false;
+      } else if (c == '\\') {
+        escaped_ = true;
+      } else if (c == '"') {
+        in_string_ = false;
+        if (depth_ != call_depth || calls_.empty())
+          continue;
+        auto& call = calls_.back();
+        std::string_view text{held_.data() + string_begin_ + 1, scanned_ - string_begin_ - 1};
+        if (expect_ == expect::key) {
+          key_.assign(text);
+          expect_ = expect::colon;
+        } else if (expect_ == expect::value) {
+          if (key_ == "name" && !call.name_known) {
+            // A name with escapes is read by the parser at the end.
+            if (text.find('\\') == std::string_view::npos) {
+              call.name.assign(text);
+              call.name_known = true;
+            }
+          } else if (call.args_begin == string_begin_) {
+            call.args_end = scanned_ + 1;
+          }
+          expect_ = expect::after;
+        }
+      }
+      continue;
+    }
+    if (c == ' ' || c == '\n' || c == '\t' || c == '\r')
+      continue;
+    if (await_args_ && depth_ == call_depth && !calls_.empty()) {
+      // The first byte of the arguments' value.
+      calls_.back().args_begin = scanned_;
+      calls_.back().args_string = c == '"';
+      await_args_ = false;
+    }
+    switch (c) {
+      case '"':
+        in_string_ = true;
+        string_begin_ = scanned_;
+        break;
+      case '{':
+      case '[':
+        ++depth_;
+        if (depth_ == call_depth && c == '{') {
+          calls_.emplace_back();
+          calls_.back().id = format_ == tool_call_format::llama3 ? new_answer_id() : mistral_id();
+          expect_ = expect::key;
+        }
+        break;
+      case '}':
+      case ']':
+        if (depth_ == call_depth + 1 && !calls_.empty()
+            && calls_.back().args_begin != std::string::npos
+            && calls_.back().args_end == std::string::npos)
+          calls_.back().args_end = scanned_ + 1;
+        if (depth_ > 0)
+          --depth_;
+        if (depth_ == call_depth)
+          expect_ = expect::after;
+        break;
+      case ':':
+        if (depth_ == call_depth && expect_ == expect::colon) {
+          expect_ = expect::value;
+          await_args_ = key_ == "arguments" || key_ == "parameters";
+        }
+        break;
+      case ',':
+        if (depth_ == call_depth)
+          expect_ = expect::key;
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+std::vector<tool_call_delta> tool_call_reader::deltas() {
+  std::vector<tool_call_delta> out;
+  if (mode_ != mode::calls)
+    return out;
+  scan();
+  for (size_t i = 0; i < calls_.size(); ++i) {
+    auto& call = calls_[i];
+    if (!call.name_known || call.args_string)
+      continue;
+    size_t from = call.args_begin == std::string::npos ? 0 : call.args_begin + call.args_sent;
+    size_t to = call.args_begin == std::string::npos
+                  ? 0
+                  : std::min(call.args_end == std::string::npos ? scanned_ : call.args_end,
+                             scanned_);
+    std::string piece = to > from ? held_.substr(from, to - from) : std::string{};
+    if (call.sent_first && piece.empty())
+      continue;
+    tool_call_delta d;
+    d.index = static_cast<int>(i);
+    d.first = !call.sent_first;
+    d.id = call.id;
+    d.name = call.name;
+    d.arguments = std::move(piece);
+    call.args_sent += d.arguments.size();
+    call.sent_first = true;
+    streamed_ = true;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
 parsed_tool_calls tool_call_reader::finish() {
   std::string text;
   text.swap(held_);

@@ -52,10 +52,12 @@ struct parsed_tool_calls {
 parsed_tool_calls parse_tool_calls(tool_call_format format, std::string_view text);
 
 /// Reads a streamed answer for tool calls: text that begins as a call (or
-/// may still) is held back until the answer ends, then parsed; text that
-/// does not is passed on as content at once. At most `limit` bytes are
-/// held (--max-tool-call-parse-bytes); past it the reader overflows and the
-/// answer should end with finish_reason "length".
+/// may still) is held back and scanned as it comes, so that each call's
+/// name and the pieces of its arguments can be streamed as they arrive
+/// (deltas()); text that does not is passed on as content at once. At most
+/// `limit` bytes are held (--max-tool-call-parse-bytes); past it the reader
+/// overflows and the answer should end with finish_reason "length". Work
+/// is linear in the text: each byte is scanned once.
 class tool_call_reader {
  public:
   tool_call_reader(tool_call_format format, size_t limit) : format_(format), limit_(limit) {}
@@ -64,6 +66,14 @@ class tool_call_reader {
   /// content ("" while the text is held).
   std::string feed(std::string_view piece);
 
+  /// The pieces of calls that may go out now: a call's first delta once its
+  /// name is known (id, type, name and what of its arguments has come),
+  /// then each new piece of its arguments' JSON text as the model wrote it.
+  std::vector<tool_call_delta> deltas();
+
+  /// True once some call went out through deltas().
+  bool streamed() const noexcept { return streamed_; }
+
   /// True while text is held as a call (or a possible one).
   bool holding() const noexcept { return mode_ != mode::content; }
 
@@ -71,17 +81,46 @@ class tool_call_reader {
   bool overflowed() const noexcept { return held_.size() > limit_; }
 
   /// The answer has ended: the calls in the held text, or the held text as
-  /// content when it holds none.
+  /// content when it holds none. (A stream that streamed() its calls takes
+  /// their last pieces from deltas() first.)
   parsed_tool_calls finish();
 
  private:
   enum class mode { undecided, calls, content };
+
+  // One call object as the scanner found it; positions index held_.
+  struct call_scan {
+    std::string id;
+    std::string name;
+    bool name_known = false;
+    bool sent_first = false;
+    size_t args_begin = std::string::npos;  // first byte of the arguments' value
+    size_t args_end = std::string::npos;    // one past its last
+    bool args_string = false;               // given as a JSON string: not streamed
+    size_t args_sent = 0;                   // bytes of the arguments sent
+  };
+
+  void scan();
 
   tool_call_format format_;
   size_t limit_;
   mode mode_ = mode::undecided;
   std::string held_;
   size_t skipped_ = 0;  // leading whitespace of held_ already looked at
+  bool streamed_ = false;
+
+  // The scanner: a JSON lexer over held_ that knows the keys of each call
+  // object (at depth 1 for Llama 3's objects, 2 inside Mistral's array).
+  std::vector<call_scan> calls_;
+  size_t scanned_ = 0;
+  int depth_ = 0;
+  bool in_string_ = false;
+  bool escaped_ = false;
+  size_t string_begin_ = 0;
+  enum class expect { key, colon, value, after };
+  expect expect_ = expect::after;
+  std::string key_;
+  bool await_args_ = false;  // the arguments' value begins at the next token
 };
 
 } // namespace conch::transports::openai

@@ -95,3 +95,67 @@ TEST(tool_calls, unknown_parsers_are_named) {
 
 } // namespace
 } // namespace conch::transports::openai
+
+namespace conch::transports::openai {
+namespace {
+
+// Feeds `text` in pieces of `size` and gathers the streamed deltas.
+std::vector<tool_call_delta> stream(tool_call_format format, const std::string& text,
+                                    size_t size) {
+  tool_call_reader r{format, 1 << 20};
+  std::vector<tool_call_delta> all;
+  for (size_t at = 0; at < text.size(); at += size) {
+    EXPECT_EQ(r.feed(text.substr(at, size)), "");
+    for (auto& d : r.deltas())
+      all.push_back(std::move(d));
+  }
+  return all;
+}
+
+TEST(tool_call_stream, llama3_arguments_come_piece_by_piece) {
+  const std::string text =
+    R"({"name": "weather", "parameters": {"city": "Oslo", "note": "a } in \"quotes\""}})";
+  for (size_t size : {1u, 3u, 7u, 100u}) {
+    auto deltas = stream(tool_call_format::llama3, text, size);
+    ASSERT_FALSE(deltas.empty()) << size;
+    EXPECT_TRUE(deltas[0].first);
+    EXPECT_EQ(deltas[0].name, "weather");
+    std::string args;
+    for (const auto& d : deltas) {
+      EXPECT_EQ(d.index, 0);
+      args += d.arguments;
+    }
+    EXPECT_EQ(args, R"({"city": "Oslo", "note": "a } in \"quotes\""})") << size;
+    if (size == 1) {
+      EXPECT_GT(deltas.size(), 10u);  // streamed, not sent whole
+    }
+  }
+}
+
+TEST(tool_call_stream, arguments_before_the_name_wait_for_it) {
+  auto deltas = stream(tool_call_format::llama3,
+                       R"({"arguments": {"x": [1, 2]}, "name": "f"}; {"name": "g", "arguments": {}})",
+                       4);
+  std::string f_args, g_args;
+  for (const auto& d : deltas)
+    (d.index == 0 ? f_args : g_args) += d.arguments;
+  EXPECT_EQ(f_args, R"({"x": [1, 2]})");
+  EXPECT_EQ(g_args, "{}");
+  EXPECT_EQ(deltas.back().index, 1);
+}
+
+TEST(tool_call_stream, mistral_calls_in_their_array) {
+  auto deltas = stream(
+    tool_call_format::mistral,
+    R"([TOOL_CALLS] [{"name": "a", "arguments": {"k": 1}}, {"name": "b", "arguments": {"k": 2}}])",
+    5);
+  std::string a, b;
+  for (const auto& d : deltas)
+    (d.index == 0 ? a : b) += d.arguments;
+  EXPECT_EQ(a, R"({"k": 1})");
+  EXPECT_EQ(b, R"({"k": 2})");
+  EXPECT_EQ(deltas[0].id.size(), 9u);
+}
+
+} // namespace
+} // namespace conch::transports::openai
