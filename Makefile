@@ -166,6 +166,7 @@ bench: build python
 	.venv/bin/python bench/python/grpc_bench.py --build-dir $(BUILD)
 	.venv/bin/python bench/python/cpu_per_request.py --build-dir $(BUILD)
 	.venv/bin/python bench/python/openai_stream_bench.py
+	.venv/bin/python bench/python/idle_cpu.py
 
 # Conch beside Triton (the nvidia-pytriton wheel's tritonserver), KServe and
 # MLServer, each installed into a venv of its own under $(BUILD)/peers, one

@@ -16,6 +16,8 @@ void configure_actor_system(caf::actor_system_config& cfg, const host_options& h
   cfg.set("scheduler.max-throughput", host.max_throughput);
   cfg.set("work-stealing.aggressive-poll-attempts", host.poll_attempts);
   cfg.set("work-stealing.moderate-poll-attempts", size_t{0});
+  cfg.set("work-stealing.relaxed-sleep-duration",
+          caf::timespan{std::chrono::duration_cast<caf::timespan>(host.steal_wait)});
   cfg.set("logger.console", caf::atom("none"));
 }
 
