@@ -22,6 +22,8 @@ from ._allocator import AllocatorError, active_allocator, exec_with_allocator
 from ._enums import LogFormat, ModelControlMode
 from ._errors import TritonError
 from ._options import Options
+from ._serve_common import _flag, _policy, _port, _positive, _say
+from ._serve_openai import _OPENAI, add_openai_arguments, start_openai
 from ._server import Server
 
 if TYPE_CHECKING:
@@ -29,24 +31,11 @@ if TYPE_CHECKING:
 
 __all__ = ["add_serve_arguments", "serve"]
 
-_TRUE = {"true", "1", "yes", "on"}
-_FALSE = {"false", "0", "no", "off"}
-
 #: The frontends' option defaults, as the native options define them; the
 #: command line's defaults are these.
 _HTTP = _conch.HttpFrontend.defaults()
 _GRPC = _conch.GrpcFrontend.defaults()
 _METRICS = _conch.MetricsFrontend.defaults()
-_OPENAI = _conch.OpenAiFrontend.defaults()
-
-
-def _bool(text: str) -> bool:
-    value = text.strip().lower()
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
-    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
 
 
 def _metrics_setting(text: str) -> tuple[str, str, str]:
@@ -111,25 +100,12 @@ def check_port_range(args: argparse.Namespace) -> None:
                              f"allowed port range is [{lo}, {hi}]")
 
 
-def _port(text: str) -> int:
-    port = int(text)
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, got {port}")
-    return port
-
-
 # The groups --http-restricted-api and --grpc-restricted-protocol take.
 _GROUP_NAMES = "health, metadata, inference, shared-memory, model-config, model-repository, " \
                "statistics, trace, logging"
 
 # --grpc-infer-compression-level's words, as tritonserver's.
 _COMPRESSION_LEVELS = {"none": 0, "low": 1, "medium": 2, "high": 3}
-
-
-def _flag(group: argparse._ArgumentGroup, name: str, default: bool, help: str) -> None:
-    # "--flag", "--flag true" and "--flag=false" all work, as tritonserver's.
-    group.add_argument(name, type=_bool, nargs="?", const=True, default=default,
-                       metavar="BOOL", help=help)
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
@@ -286,49 +262,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                          help="a latency-family setting, e.g. summary_latencies=true or "
                               "summary_quantiles=0.5:0.05,0.99:0.001; repeatable")
 
-    oai = parser.add_argument_group(
-        "OpenAI frontend", "OpenAI's API (/v1/chat/completions, /v1/completions, "
-        "/v1/embeddings, /v1/models) for models that follow Triton's text-generation "
-        "convention (docs/openai.md)")
-    _flag(oai, "--allow-openai", False,
-          "serve the OpenAI-compatible API (default: false; --openai-port turns it on)")
-    oai.add_argument("--openai-address", default=_OPENAI["address"], metavar="ADDR",
-                     help=f"the address to listen on (default: {_OPENAI['address']})")
-    oai.add_argument("--openai-port", type=_port, default=None, metavar="PORT",
-                     help=f"the port; giving it serves the API (default: {_OPENAI['port']})")
-    oai.add_argument("--openai-thread-count", type=_positive,
-                     default=_OPENAI["thread_count"], metavar="N",
-                     help=f"threads serving OpenAI requests (default: "
-                          f"{_OPENAI['thread_count']})")
-    oai.add_argument("--tokenizer", default=None, metavar="DIR",
-                     help="a Hugging Face tokenizer folder whose chat template renders chat "
-                          "requests (its tokenizer_config.json or chat_template.jinja)")
-    oai.add_argument("--chat-template", default=None, metavar="FILE",
-                     help="a Jinja2 chat template that replaces the tokenizer's")
-    oai.add_argument("--default-max-tokens", type=int, default=_OPENAI["default_max_tokens"],
-                     metavar="N",
-                     help=f"max_tokens of a request that names none (default: "
-                          f"{_OPENAI['default_max_tokens']})")
-    oai.add_argument("--tool-call-parser", choices=("llama3", "mistral"), default=None,
-                     help="how the models write tool calls; chats with tools and "
-                          "tool_choice 'auto' get them parsed (default: none)")
-    oai.add_argument("--max-tool-call-parse-bytes", type=_positive,
-                     default=_OPENAI["max_tool_call_parse_bytes"], metavar="N",
-                     help="the most bytes of a tool call read before the answer ends with "
-                          "finish_reason 'length' (default: "
-                          f"{_OPENAI['max_tool_call_parse_bytes']})")
-    oai.add_argument("--lora-separator", default=None, metavar="SEP",
-                     help="a model name '<model><SEP><adapter>' runs the model with that LoRA "
-                          "adapter (listed in the model's multi_lora.json)")
-    oai.add_argument("--openai-restricted-api", nargs=3, action="append", default=[],
-                     metavar=("APIs", "Restricted Key", "Restricted Value"),
-                     help="calls to these comma-separated API groups (inference, embedding, "
-                          "model-repository, model-management, metrics, health) must carry "
-                          "header KEY with VALUE, else 401; repeatable")
-    oai.add_argument("--openai-api-key", default=os.environ.get("CONCH_OPENAI_API_KEY"),
-                     metavar="KEY",
-                     help="require 'Authorization: Bearer KEY' on the /v1 routes, as OpenAI's "
-                          "clients send it (default: CONCH_OPENAI_API_KEY, else none)")
+    add_openai_arguments(parser)
 
     sagemaker = parser.add_argument_group("SageMaker frontend")
     _flag(sagemaker, "--allow-sagemaker", False,
@@ -488,30 +422,6 @@ def _count(text: str) -> int:
     return value
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a count > 0, got {text!r}")
-    return value
-
-
-def _policy(args: argparse.Namespace) -> dict:
-    """The connection policy of the --http-* flags, as Options fields."""
-    return {
-        "header_timeout": args.http_header_timeout,
-        "body_timeout": args.http_body_timeout,
-        "keepalive_timeout": args.http_keepalive_timeout,
-        "write_timeout": args.http_write_timeout,
-        "drain_timeout": args.http_drain_timeout,
-        "max_connections": args.http_max_connections,
-        "max_inflight_bytes": args.http_max_inflight_bytes,
-    }
-
-
-def _say(message: str) -> None:
-    print(f"conch: {message}", flush=True)
-
-
 def http_restrictions(args: argparse.Namespace) -> "RestrictedFeatures":
     """The RestrictedFeatures of --http-restricted-api (every HTTP
     frontend's); ValueError with Triton's text for a bad argument."""
@@ -575,22 +485,7 @@ def _start_frontends(server: Server, args: argparse.Namespace) -> list:
         frontends.append(metrics)
         _say(f"metrics listening on {args.metrics_address}:{metrics.port} (GET /metrics)")
     if args.allow_openai or args.openai_port is not None:
-        from .frontend import OpenAI
-
-        port = _OPENAI["port"] if args.openai_port is None else args.openai_port
-        openai = OpenAI(server, OpenAI.Options(
-            address=args.openai_address, port=port, thread_count=args.openai_thread_count,
-            tokenizer=args.tokenizer, chat_template=args.chat_template,
-            default_max_tokens=args.default_max_tokens,
-            restricted_apis=[tuple(g) for g in args.openai_restricted_api],
-            api_key=args.openai_api_key, max_input_size=args.http_max_input_size,
-            tool_call_parser=args.tool_call_parser, lora_separator=args.lora_separator,
-            max_tool_call_parse_bytes=args.max_tool_call_parse_bytes,
-            **_policy(args)))
-        openai.start()
-        frontends.append(openai)
-        _say(f"OpenAI API listening on {args.openai_address}:{openai.port} "
-             f"(base_url http://localhost:{openai.port}/v1)")
+        frontends.append(start_openai(server, args))
     if args.allow_sagemaker:
         from .frontend import SageMaker
 
