@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include "support/metrics_text.hpp"
 #include "support/model_configs.hpp"
 #include "support/response_collector.hpp"
 #include "support/server_fixture.hpp"
@@ -444,6 +445,76 @@ TEST_F(direct_lane_api, unloading_a_blocking_model_under_inline_load_answers_eve
   ASSERT_TRUE(srv.load("m").is_ok());
   auto a = submit(srv, fp32_request("m", "back"));
   EXPECT_TRUE(a.response.error.is_ok()) << a.response.error.to_string();
+}
+
+// Under load, requests to a model that may block wait in its lane while
+// every instance runs, and each instance's worker goes from one to the next.
+// Two instances, submitters that keep more requests in flight than
+// instances: every request is answered once and right, on one of the two
+// workers, and nothing is left counted as queued.
+TEST_F(direct_lane_api, requests_waiting_in_a_busy_lane_are_each_answered_once_and_right) {
+  repo_.add_model("m", delayed_identity_config("m", 0, 8,
+                                               "instance_group [ { count: 2 kind: KIND_CPU } ]"));
+  auto srv = serve();
+  std::mutex mu;
+  std::set<std::thread::id> workers;
+  std::atomic<int> wrong{0};
+  response_collector c;
+  constexpr int threads = 4, per_thread = 200;
+  std::vector<std::thread> submitters;
+  for (int t = 0; t < threads; ++t)
+    submitters.emplace_back([&, t] {
+      for (int i = 0; i < per_thread; ++i) {
+        auto base = static_cast<float>(t * per_thread + i);
+        auto id = std::to_string(t) + "/" + std::to_string(i);
+        auto expect = values_of<float>(fp32_request("m", id, 16, base).inputs[0]);
+        auto record = c.callback();
+        srv.submit(fp32_request("m", id, 16, base),
+                   [&, expect, record](runtime::inference_response&& r) {
+                     if (!r.error.is_ok() || r.outputs.empty()
+                         || values_of<float>(r.outputs[0]) != expect)
+                       ++wrong;
+                     {
+                       std::lock_guard<std::mutex> guard{mu};
+                       workers.insert(std::this_thread::get_id());
+                     }
+                     record(std::move(r));
+                   },
+                   conch::runtime::inprocess_may_run_here);
+      }
+    });
+  for (auto& t : submitters)
+    t.join();
+  ASSERT_TRUE(c.wait_finals(threads * per_thread, 30s)) << "answers are missing";
+  EXPECT_EQ(wrong.load(), 0);
+  for (const auto& [id, n] : c.finals_per_id())
+    EXPECT_EQ(n, 1u) << id;
+  EXPECT_LE(workers.size(), 2u) << "two instances, two workers";
+  auto stats = srv.model_statistics("m");
+  ASSERT_TRUE(stats) << stats.error().to_string();
+  EXPECT_EQ((*stats)[0].success.count, static_cast<uint64_t>(threads * per_thread));
+  EXPECT_TRUE(eventually([&] {
+    return metric_value(srv.metrics_text(), "nv_inference_pending_request_count",
+                        "model=\"m\",version=\"1\"")
+           == 0.0;
+  })) << "a waiting job counts as queued until it runs";
+}
+
+// A model that may block, reloaded and then stopped while requests wait in its
+// lane: each is answered once.
+TEST_F(direct_lane_api, reloading_and_stopping_a_blocking_model_under_load_answers_everything) {
+  repo_.add_model("m", delayed_identity_config("m", 0, 8));
+  auto srv = serve(true, control_mode::explicit_);
+  ASSERT_TRUE(srv.load("m").is_ok());
+  inline_load load{srv, "m", 4, 16};
+  for (int round = 0; round < 2; ++round) {
+    ASSERT_TRUE(load.submitted_at_least(400 * (round + 1)));
+    repo_.write("m/config.pbtxt", delayed_identity_config("m", 0, 8 + round + 1));
+    ASSERT_TRUE(srv.load("m").is_ok());
+  }
+  ASSERT_TRUE(load.submitted_at_least(1200));
+  EXPECT_TRUE(srv.stop().is_ok());
+  load.finish_and_check({errc::unavailable});
 }
 
 } // namespace

@@ -3,8 +3,11 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <vector>
 
 #include "conch/actors/instances/worker_instance.hpp"
 #include "conch/runtime/backends/backend.hpp"
@@ -34,6 +37,17 @@ namespace conch::actors {
 ///   parked -> leased   try_lease (any thread)
 ///   leased -> parked   release (lessee)
 ///   leased -> owned    release of a crashed instance (lessee)
+///
+/// A lane whose instances run on workers of their own also keeps the jobs
+/// that found every instance leased (`wait`): a lease there lasts a whole
+/// model execution, so rather than sending such a job through the actor
+/// path, the submitting thread leaves it here, and the lessee that ends its
+/// lease next runs it on the same instance without giving the instance back
+/// (inline_submit.hpp, serve_waiting). Under load a worker then goes from one
+/// request to the next with no hand-off through the actors and no wake-up.
+/// The waiting jobs are the scheduler's as soon as it wants its instances
+/// back: `close_waiting` hands them over, and nothing waits until the lane
+/// lends again.
 class direct_lane {
  public:
   /// What running a parked instance takes; set by the scheduler while the
@@ -72,8 +86,8 @@ class direct_lane {
   // -- submitting threads ----------------------------------------------------
 
   /// Leases a parked instance; nothing while the scheduler wants its
-  /// instances or none is parked. Never waits.
-  std::optional<size_t> try_lease() noexcept;
+  /// instances or none is parked. Never waits: it looks `attempts` times.
+  std::optional<size_t> try_lease(int attempts = 64) noexcept;
 
   /// What leased instance `index` runs with; valid until `release`.
   const binding& bound(size_t index) const noexcept { return bindings_[index]; }
@@ -84,6 +98,40 @@ class direct_lane {
   /// scheduler wants its instances.
   bool release(size_t index, bool crashed) noexcept;
 
+  // -- waiting jobs (lanes of instances with workers of their own) ------------
+
+  /// How many jobs may wait; one more takes the actor path.
+  static constexpr size_t waiting_limit = 4096;
+
+  /// Whether the lane keeps waiting jobs: its instances run on workers.
+  bool keeps_waiting() const noexcept { return workers_.load(std::memory_order_relaxed); }
+
+  /// Leaves `job` for the next lessee. False when the lane takes no waiting
+  /// jobs now (its instances do not run on workers, the scheduler wants them
+  /// back, or `waiting_limit` jobs wait): the job takes the actor path.
+  bool wait(runtime::job_ptr job);
+
+  /// Whether a job waits. A lessee ends its lease and then looks; a
+  /// submitter leaves its job and then tries to lease: sequentially
+  /// consistent on both sides, so a waiting job is never left behind while
+  /// an instance is parked.
+  bool has_waiting() const noexcept { return waiting_count_.load(std::memory_order_seq_cst) > 0; }
+
+  /// The job that has waited longest, taken; null when none waits.
+  runtime::job_ptr next_waiting();
+
+  /// The waiting jobs, oldest first, taken; none waits from now until the
+  /// lane lends again (`want(false)`). The scheduler calls it once it wants
+  /// its instances back.
+  std::vector<runtime::job_ptr> close_waiting();
+
+  /// Who hears of the cancellation of a waiting job (set by the scheduler
+  /// before it first lends; each waiting job is given it).
+  void set_cancel_listener(std::shared_ptr<runtime::cancel_listener> listener);
+
+  /// The waiting jobs that were cancelled, taken.
+  std::vector<runtime::job_ptr> take_cancelled();
+
  private:
   enum : uint8_t { owned, parked, leased };
 
@@ -92,6 +140,13 @@ class direct_lane {
   std::unique_ptr<binding[]> bindings_;
   std::atomic<bool> wanted_{true};
   std::atomic<size_t> hint_{0};
+  std::atomic<bool> workers_{false};
+
+  std::mutex waiting_mutex_;
+  std::deque<runtime::job_ptr> waiting_;
+  bool waiting_open_ = false;
+  std::shared_ptr<runtime::cancel_listener> cancel_listener_;
+  std::atomic<size_t> waiting_count_{0};
 };
 
 } // namespace conch::actors

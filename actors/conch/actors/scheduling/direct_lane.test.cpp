@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -170,6 +171,144 @@ TEST(direct_lane, lessees_racing_recalls_never_share_an_instance_nor_lose_one) {
   EXPECT_GT(leases.load(), 0);
   for (size_t i = 0; i < slots; ++i)
     EXPECT_FALSE(lane.reclaim(i)) << "slot " << i << " is not with the scheduler";
+}
+
+// -- waiting jobs -------------------------------------------------------------
+
+direct_lane::binding with_worker(int tag) {
+  auto b = bound_to(tag);
+  b.worker = std::make_shared<worker_instance>(std::weak_ptr<runtime::backends::backend_instance>{},
+                                               std::weak_ptr<services::worker_thread>{}, b.context);
+  return b;
+}
+
+runtime::job_ptr a_job(const std::string& id) {
+  runtime::inference_request r;
+  r.id = id;
+  return std::make_shared<runtime::inference_job>(std::move(r),
+                                                  [](runtime::inference_response&&) {});
+}
+
+std::unique_ptr<direct_lane> open_worker_lane(size_t slots) {
+  auto lane = std::make_unique<direct_lane>(slots);
+  for (size_t i = 0; i < slots; ++i)
+    lane->park(i, with_worker(static_cast<int>(i)));
+  lane->want(false);
+  return lane;
+}
+
+TEST(direct_lane, only_a_lane_of_instances_with_workers_keeps_waiting_jobs) {
+  auto inline_lane = open_lane(1);
+  EXPECT_FALSE(inline_lane->keeps_waiting());
+  EXPECT_FALSE(inline_lane->wait(a_job("x"))) << "a lease there lasts microseconds";
+  auto lane = open_worker_lane(1);
+  EXPECT_TRUE(lane->keeps_waiting());
+  EXPECT_TRUE(lane->wait(a_job("x")));
+  EXPECT_TRUE(lane->has_waiting());
+}
+
+TEST(direct_lane, waiting_jobs_come_out_oldest_first) {
+  auto lane = open_worker_lane(1);
+  for (auto id : {"a", "b", "c"})
+    ASSERT_TRUE(lane->wait(a_job(id)));
+  for (auto id : {"a", "b", "c"}) {
+    auto job = lane->next_waiting();
+    ASSERT_TRUE(job);
+    EXPECT_EQ(job->request().id, id);
+  }
+  EXPECT_FALSE(lane->has_waiting());
+  EXPECT_FALSE(lane->next_waiting());
+}
+
+TEST(direct_lane, the_scheduler_takes_the_waiting_jobs_and_none_waits_until_it_lends_again) {
+  auto lane = open_worker_lane(1);
+  ASSERT_TRUE(lane->wait(a_job("a")));
+  ASSERT_TRUE(lane->wait(a_job("b")));
+  lane->want(true);
+  auto taken = lane->close_waiting();
+  ASSERT_EQ(taken.size(), 2u);
+  EXPECT_EQ(taken[0]->request().id, "a");
+  EXPECT_EQ(taken[1]->request().id, "b");
+  EXPECT_FALSE(lane->has_waiting());
+  EXPECT_FALSE(lane->wait(a_job("c"))) << "wanted: the job takes the actor path";
+  lane->want(false);
+  EXPECT_TRUE(lane->wait(a_job("d")));
+}
+
+TEST(direct_lane, a_new_lane_takes_no_waiting_job_before_it_lends) {
+  direct_lane lane{1};
+  lane.park(0, with_worker(0));
+  EXPECT_FALSE(lane.wait(a_job("a"))) << "a new lane starts wanted";
+}
+
+TEST(direct_lane, waiting_is_bounded) {
+  auto lane = open_worker_lane(1);
+  for (size_t i = 0; i < direct_lane::waiting_limit; ++i)
+    ASSERT_TRUE(lane->wait(a_job(std::to_string(i))));
+  EXPECT_FALSE(lane->wait(a_job("one more")));
+  EXPECT_TRUE(lane->next_waiting());
+  EXPECT_TRUE(lane->wait(a_job("room again")));
+}
+
+struct counting_listener final : runtime::cancel_listener {
+  std::atomic<int> told{0};
+  void on_cancel() noexcept override { ++told; }
+};
+
+TEST(direct_lane, a_cancelled_waiting_job_tells_the_lanes_listener_and_is_taken_out) {
+  auto lane = open_worker_lane(1);
+  auto listener = std::make_shared<counting_listener>();
+  lane->set_cancel_listener(listener);
+  auto a = a_job("a"), b = a_job("b"), c = a_job("c");
+  for (const auto& job : {a, b, c})
+    ASSERT_TRUE(lane->wait(job));
+  b->cancel();
+  EXPECT_EQ(listener->told.load(), 1);
+  auto taken = lane->take_cancelled();
+  ASSERT_EQ(taken.size(), 1u);
+  EXPECT_EQ(taken[0], b);
+  EXPECT_EQ(lane->next_waiting(), a);
+  EXPECT_EQ(lane->next_waiting(), c);
+  EXPECT_FALSE(lane->has_waiting());
+  auto late = a_job("late");
+  late->cancel();
+  ASSERT_TRUE(lane->wait(late));
+  EXPECT_EQ(listener->told.load(), 2) << "cancelled before it waited: told at once";
+}
+
+// The race the lane is built around: a submitter leaves a job and then tries
+// to lease, while the lessee ends its lease and then looks for a waiting job.
+// Whatever the interleaving, one of them finds the other: no job is left
+// waiting beside a parked instance.
+TEST(direct_lane, a_waiting_job_is_never_left_beside_a_parked_instance) {
+  for (int round = 0; round < 2000; ++round) {
+    auto lane = open_worker_lane(1);
+    auto index = lane->try_lease(1);
+    ASSERT_TRUE(index);
+    std::atomic<int> served{0};
+    auto serve = [&] {
+      while (lane->has_waiting()) {
+        auto i = lane->try_lease(1);
+        if (!i)
+          return;
+        if (lane->next_waiting())
+          ++served;
+        lane->release(*i, false);
+      }
+    };
+    std::thread submitter{[&] {
+      ASSERT_TRUE(lane->wait(a_job("a")));
+      serve();
+    }};
+    std::thread lessee{[&] {
+      lane->release(*index, false);
+      serve();
+    }};
+    submitter.join();
+    lessee.join();
+    EXPECT_EQ(served.load(), 1) << "round " << round;
+    EXPECT_FALSE(lane->has_waiting());
+  }
 }
 
 } // namespace

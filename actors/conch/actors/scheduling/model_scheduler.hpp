@@ -114,6 +114,9 @@ class model_scheduler : public guarded<scheduler_actor::base> {
   bool lending() const;
   void lend_idle();
   void recall();
+  /// Queues the jobs that wait in the lane, which takes none until it lends
+  /// again.
+  void take_waiting();
   void on_credit(size_t index, bool crashed);
   void retire_lane();
   uint64_t now() const;
@@ -146,6 +149,8 @@ class model_scheduler : public guarded<scheduler_actor::base> {
   /// Puts responses in arrival order; none unless the model asks for it.
   std::optional<response_order> order_;
   std::shared_ptr<runtime::cancel_listener> listener_;
+  /// Given to the jobs that wait in the lane (made when it first lends).
+  std::shared_ptr<runtime::cancel_listener> lane_listener_;
   /// Jobs whose batch returned before their final response: a drain waits
   /// for them, an abort cancels them.
   std::optional<late_answers> late_;

@@ -3,6 +3,10 @@
 
 #include "conch/actors/scheduling/model_scheduler.hpp"
 
+#include <caf/actor_cast.hpp>
+
+#include "conch/actors/adapters/worker_lease.hpp"
+
 namespace conch::actors {
 
 bool model_scheduler::lending() const {
@@ -26,14 +30,44 @@ void model_scheduler::lend_idle() {
     spec_.lane->park(index, {std::move(model), slot.instance, slot.context, slot.worker});
     return true;
   });
-  if (lent)
-    spec_.lane->want(false);
+  if (!lent)
+    return;
+  if (!lane_listener_) {
+    lane_listener_ = std::make_shared<lane_cancel_listener>(
+      spec_.lane, spec_.stats, caf::actor_cast<caf::actor_addr>(this));
+    spec_.lane->set_cancel_listener(lane_listener_);
+  }
+  spec_.lane->want(false);
+  // Nothing waits in a lane that did not lend; an instance replaced while
+  // its lane lent the others (it crashed there) may find jobs waiting.
+  if (spec_.lane->has_waiting())
+    serve_waiting({spec_.lane, spec_.stats, spec_.context.config->max_batch_size(),
+                   caf::actor_cast<caf::actor_addr>(this)});
+}
+
+void model_scheduler::take_waiting() {
+  // Accepted by the lane already: they queue as admitted jobs do, in the
+  // order they waited, whatever the phase (a drain serves them).
+  for (auto& job : spec_.lane->close_waiting()) {
+    spec_.stats->on_dequeue(1);
+    if (job->is_cancelled()) {
+      job->fail(runtime::cancelled("request cancelled"), runtime::failure_kind::cancelled);
+      continue;
+    }
+    if (auto st = queue_->enqueue(job, now()); !st) {
+      job->fail(std::move(st), runtime::failure_kind::rejected);
+      continue;
+    }
+    spec_.stats->on_enqueue();
+    job->set_cancel_listener(listener_);
+  }
 }
 
 void model_scheduler::recall() {
   if (!spec_.lane)
     return;
   spec_.lane->want(true);
+  take_waiting();
   // Leased ones come back with a credit.
   pool_.reclaim_lent([&](size_t index) { return spec_.lane->reclaim(index); });
 }
@@ -62,6 +96,7 @@ void model_scheduler::retire_lane() {
   if (!spec_.lane)
     return;
   spec_.lane->want(true);
+  take_waiting();  // the caller answers what is queued
   // A leased instance keeps its binding until its lessee is done with it.
   for (size_t i = 0; i < pool_.size(); ++i)
     if (!pool_[i].lent || spec_.lane->reclaim(i))
