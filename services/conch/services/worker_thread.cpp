@@ -110,11 +110,15 @@ namespace {
 
 // How long an idle worker spins for its next task before it sleeps, when its
 // recent spins paid off: a client that sends its next request right after
-// the last answer (an in-process loop, a pipelining client, a gRPC client
-// whose round trip takes 150-250 µs on a VM) then costs no wake-up of this
-// thread. Between its checks the spin offers its core to other runnable
-// threads (sched_yield), so a thread waiting for that core runs first.
-constexpr std::chrono::microseconds idle_spin{300};
+// the last answer (an in-process loop, an HTTP client on the same machine)
+// then costs no wake-up of this thread. No longer than a sleep and a wake-up
+// cost in CPU on a virtual machine (bench/python/cpu_per_request.py, python
+// model, c=1: spinning 300 µs cost HTTP nothing and gRPC, whose round trip
+// takes 250 µs there, 27% more CPU per request than sleeping): a gap longer
+// than this is slept through, and the spin record soon stops trying. Between
+// its checks the spin offers its core to other runnable threads
+// (sched_yield), so a thread waiting for that core runs first.
+constexpr std::chrono::microseconds idle_spin{100};
 
 } // namespace
 
