@@ -22,14 +22,20 @@ inference_job::~inference_job() {
 
 namespace {
 
-// Stores a listener once: `slot` is written before `set`, and never again.
-void store_listener(std::shared_ptr<cancel_listener>& slot, std::atomic<bool>& set,
+constexpr uint8_t listener_storing = 1;
+constexpr uint8_t listener_set = 2;
+
+// Stores a listener once: the first of any number of concurrent callers
+// claims `slot`, writes it and only then marks it set; the others change
+// nothing (two owners may name theirs at once: a lane and its scheduler).
+void store_listener(std::shared_ptr<cancel_listener>& slot, std::atomic<uint8_t>& set,
                     std::shared_ptr<cancel_listener> l, const std::atomic<bool>& cancelled,
                     const inference_job& job) noexcept {
-  if (set.load(std::memory_order_relaxed))
+  uint8_t unset = 0;
+  if (!set.compare_exchange_strong(unset, listener_storing, std::memory_order_acq_rel))
     return;
   slot = std::move(l);
-  set.store(true, std::memory_order_seq_cst);
+  set.store(listener_set, std::memory_order_seq_cst);
   if (cancelled.load(std::memory_order_seq_cst) && !job.completed())
     slot->on_cancel();
 }
@@ -42,9 +48,9 @@ void store_listener(std::shared_ptr<cancel_listener>& slot, std::atomic<bool>& s
 void inference_job::cancel() noexcept {
   if (cancelled_.exchange(true, std::memory_order_seq_cst))
     return;
-  if (listener_set_.load(std::memory_order_seq_cst) && !completed())
+  if (listener_set_.load(std::memory_order_seq_cst) == listener_set && !completed())
     listener_->on_cancel();
-  if (work_listener_set_.load(std::memory_order_seq_cst) && !completed())
+  if (work_listener_set_.load(std::memory_order_seq_cst) == listener_set && !completed())
     work_listener_->on_cancel();
 }
 

@@ -291,8 +291,9 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
   std::shared_ptr<response_tap> tap_;
   std::shared_ptr<cancel_listener> work_listener_;
   std::shared_ptr<completion_listener> completion_;
-  std::atomic<bool> listener_set_{false};
-  std::atomic<bool> work_listener_set_{false};
+  // 0: no listener; 1: one is being stored; 2: stored (listener_set).
+  std::atomic<uint8_t> listener_set_{0};
+  std::atomic<uint8_t> work_listener_set_{0};
   job_times times_;
   int64_t version_ = -1;
   uint64_t sequence_ = 0;

@@ -74,8 +74,16 @@ bool submit_inline(const version_entry& version, runtime::job_ptr& job) {
     return true;
   }
   // Read once: the binding is the lessee's only while it holds the lease.
-  if (auto worker = lane.bound(*index).worker)
-    return post_leased(target_of(version), *index, worker, job);
+  if (auto worker = lane.bound(*index).worker) {
+    auto target = target_of(version);
+    if (post_leased(target, *index, worker, job))
+      return true;
+    // The job takes the actor path (the caller sends it); the lease ends
+    // after, and what waits meanwhile is served.
+    end_failed_post(target, *index);
+    serve_waiting(target);
+    return false;
+  }
   run_leased(version, *index, job);
   return true;
 }

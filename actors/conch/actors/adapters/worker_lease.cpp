@@ -59,8 +59,10 @@ bool post_leased(const worker_lease_target& target, size_t index,
       if (auto next = next_live(target)) {
         target.stats->on_dequeue(1);
         leased = post_leased(target, index, worker, next);
-        if (!leased)
+        if (!leased) {
           to_scheduler(target, std::move(next));
+          end_failed_post(target, index);
+        }
       } else {
         end_lease(target, index, true);
       }
@@ -71,10 +73,14 @@ bool post_leased(const worker_lease_target& target, size_t index,
     if (!leased)
       serve_waiting(target);
   };
-  if (worker->post(job, std::move(run), std::move(done)))
-    return true;
-  end_lease(target, index, true);
-  return false;
+  return worker->post(job, std::move(run), std::move(done));
+}
+
+void end_failed_post(const worker_lease_target& target, size_t index) {
+  // As a crash: the instance goes back to the scheduler with a credit
+  // whether or not it was recalled, never parked again with a worker that
+  // takes nothing. Its instance is ending; the scheduler replaces or drops it.
+  end_lease(target, index, false);
 }
 
 void serve_waiting(const worker_lease_target& target) {
@@ -91,11 +97,10 @@ void serve_waiting(const worker_lease_target& target) {
     target.stats->on_dequeue(1);
     // Read once: the binding is the lessee's only while it holds the lease.
     auto worker = lane.bound(*index).worker;
-    if (!worker) {
-      end_lease(target, *index, true);
+    if (!worker || !post_leased(target, *index, worker, job)) {
+      // The job first: a drain may end on the credit the lease sends.
       to_scheduler(target, std::move(job));
-    } else if (!post_leased(target, *index, worker, job)) {
-      to_scheduler(target, std::move(job));
+      end_failed_post(target, *index);
     }
   }
 }

@@ -28,10 +28,14 @@ struct worker_lease_target {
 /// runs it there. When it returns, the worker runs the job that has waited
 /// longest in the lane on the same instance, still leased; with none
 /// waiting it ends the lease and serves what waits (serve_waiting). False
-/// when the worker takes no more tasks: the lease has ended then, and the
-/// job is the caller's.
+/// when the worker takes no more tasks: the job and the lease are still the
+/// caller's, who hands the job on and then calls end_failed_post.
 bool post_leased(const worker_lease_target& target, size_t index,
                  const std::shared_ptr<worker_instance>& worker, const runtime::job_ptr& job);
+
+/// Ends the lease of `index` after post_leased failed: its instance is
+/// ending, and goes back to the scheduler as a crashed one does.
+void end_failed_post(const worker_lease_target& target, size_t index);
 
 /// Runs the jobs waiting in the lane on the instances parked there now,
 /// each leased and posted to its worker; returns when none waits or none is

@@ -189,7 +189,10 @@ void model_scheduler::admit(runtime::job_ptr job) {
 }
 
 void model_scheduler::dispatch() {
-  if (!queue_->empty() && pool_.lent() > 0)
+  // Jobs that wait in the lane come here too once work queues up, even when
+  // no instance is lent (all that were crashed): they must not wait behind
+  // the queue for as long as it is not empty.
+  if (!queue_->empty() && (pool_.lent() > 0 || (spec_.lane && spec_.lane->has_waiting())))
     recall();
   // The most recently idle instance first. A queue that batches per
   // instance (the sequence batcher's direct strategy) may have work for one
