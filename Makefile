@@ -168,9 +168,11 @@ bench: build python
 	.venv/bin/python bench/python/openai_stream_bench.py
 	.venv/bin/python bench/python/idle_cpu.py
 
-# Conch beside Triton (the nvidia-pytriton wheel's tritonserver), KServe and
-# MLServer, each installed into a venv of its own under $(BUILD)/peers, one
-# server at a time; writes its table into docs/benchmarks.md.
+# Conch beside Triton (the nvidia-pytriton wheel's tritonserver, with
+# upstream's C++ identity backend from ../shared/peers), KServe, MLServer and
+# the no-op gRPC server (the library's floor), each installed into a venv of
+# its own under $(BUILD)/peers, one server at a time; throughput and server
+# CPU per request into docs/benchmarks.md.
 bench-peers: build python
 	@bash scripts/setup.sh --bench
 	.venv/bin/python bench/peers/peers_bench.py --build-dir $(BUILD)

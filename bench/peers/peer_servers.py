@@ -1,7 +1,9 @@
 """The servers of the peers benchmark: Conch, and the peers it is measured
 against, each installed into a venv of its own under the build directory and
 each serving the same python identity model (FP32 [1,16] in, the same out)
-over KServe v2 HTTP and gRPC.
+over KServe v2 HTTP and gRPC. Conch and Triton also serve a C++ identity
+model (Triton with upstream's identity backend, from ../shared/peers), and
+the no-op gRPC reference server stands for the gRPC library's own floor.
 
 A server is described by how to install it and how to launch it on given
 ports over a directory it may fill; everything it needs is written there."""
@@ -111,6 +113,14 @@ class Server:
     # Writes what the server needs into a directory and says how to start it
     # on (http_port, grpc_port, metrics_port).
     prepare: Callable[[pathlib.Path, pathlib.Path, int, int, int], Launch]
+    # The protocols it is driven over; a server without HTTP is ready once
+    # its gRPC port accepts a connection.
+    protocols: tuple[str, ...] = ("HTTP", "gRPC")
+
+    @property
+    def slug(self) -> str:
+        """Its name as a folder name."""
+        return self.name.lower().replace(" ", "-")
 
 
 def _pip_install(venv: pathlib.Path, *packages: str) -> Optional[str]:
@@ -162,6 +172,12 @@ def _conch_prepare(root: pathlib.Path, _venv: pathlib.Path, http: int, grpc: int
 
 # -- Triton (the tritonserver that the nvidia-pytriton wheel bundles) --------------------
 
+# Upstream's C++ identity backend (r24.10), built for this machine kind; see
+# its README. It links libtritonserver.so, which the wheel ships under a
+# hashed name.
+TRITON_IDENTITY = ROOT.parent / "shared" / "peers" / "triton-identity-backend-r24.10" / \
+    "libtriton_identity.so"
+
 
 def _triton_install(venv: pathlib.Path) -> Optional[str]:
     return _pip_install(venv, "nvidia-pytriton==0.7.0")
@@ -182,10 +198,20 @@ def _triton_prepare(root: pathlib.Path, venv: pathlib.Path, http: int, grpc: int
     stub = backends / "python" / "triton_python_backend_stub"
     stub.write_bytes((bundle / "python_backend_stubs" / version / "triton_python_backend_stub").read_bytes())
     stub.chmod(0o755)
-    repo = _write_triton_repository(root, with_cpp=False)
+    libs = site / "nvidia_pytriton.libs"
+    with_cpp = TRITON_IDENTITY.exists()
+    if with_cpp:
+        # The backend asks for libtritonserver.so: a link of that name to the
+        # wheel's copy, which the loader finds already loaded (same file).
+        (backends / "identity").mkdir(exist_ok=True)
+        (backends / "identity" / "libtriton_identity.so").write_bytes(TRITON_IDENTITY.read_bytes())
+        (backends / "lib").mkdir(exist_ok=True)
+        server_lib = next(libs.glob("libtritonserver-*.so"))
+        (backends / "lib" / "libtritonserver.so").symlink_to(server_lib)
+    repo = _write_triton_repository(root, with_cpp=with_cpp)
     env = {
         # The stub is copied away from its RPATH; its libraries are here.
-        "LD_LIBRARY_PATH": ":".join(filter(None, [str(site / "nvidia_pytriton.libs"),
+        "LD_LIBRARY_PATH": ":".join(filter(None, [str(libs), str(backends / "lib"),
                                                    os.environ.get("LD_LIBRARY_PATH")])),
         # The stub runs the model with the venv's python (and its numpy).
         "PATH": f"{venv / 'bin'}:{os.environ.get('PATH', '')}",
@@ -230,9 +256,32 @@ def _mlserver_prepare(root: pathlib.Path, venv: pathlib.Path, http: int, grpc: i
     return Launch([str(venv / "bin" / "mlserver"), "start", str(folder)], cwd=folder)
 
 
+# -- The gRPC floor: conch-bench-grpc-reference, a gRPC C++ callback server
+# that answers every ModelInfer at once with a fixed response ------------------------
+
+
+def _floor_binary(venv: pathlib.Path) -> pathlib.Path:
+    return venv.parents[1] / "bin" / "conch-bench-grpc-reference"  # BUILD/peers/<name>
+
+
+def _floor_install(venv: pathlib.Path) -> Optional[str]:
+    return None if _floor_binary(venv).exists() else \
+        f"no {_floor_binary(venv)}: build the project first"
+
+
+def _floor_prepare(_root: pathlib.Path, venv: pathlib.Path, _http: int, grpc: int,
+                   _metrics: int) -> Launch:
+    return Launch([str(_floor_binary(venv)), "--port", str(grpc)])
+
+
+FLOOR = "gRPC floor"
+FLOOR_MODEL = "no-op"
+
 SERVERS = [
     Server("Conch", [PYTHON_MODEL, CPP_MODEL], _conch_install, _conch_prepare),
-    Server("Triton", [PYTHON_MODEL], _triton_install, _triton_prepare),
+    Server("Triton", [PYTHON_MODEL] + ([CPP_MODEL] if TRITON_IDENTITY.exists() else []),
+           _triton_install, _triton_prepare),
     Server("KServe", [PYTHON_MODEL], _kserve_install, _kserve_prepare),
     Server("MLServer", [PYTHON_MODEL], _mlserver_install, _mlserver_prepare),
+    Server(FLOOR, [FLOOR_MODEL], _floor_install, _floor_prepare, protocols=("gRPC",)),
 ]

@@ -6,12 +6,18 @@
 Each peer is installed into a venv of its own under BUILD/peers (the
 tritonserver and python backend that the nvidia-pytriton wheel bundles,
 KServe's Python model server, MLServer); Conch is the project's .venv. Each
-serves the same python identity model, FP32 [1,16] (Conch also its C++
-identity beside it), and is driven by the same tools: wrk with a KServe v2
-JSON body for HTTP, conch-bench-grpc-load (raw_input_contents, unary) for
-gRPC, at concurrency 1 and 16. One server runs at a time, in rounds that
-interleave the servers; a figure is the mean of its rounds. For each server
-it also reports the memory of its processes (the sum of their RSS: Triton's
+serves the same python identity model, FP32 [1,16] (Conch and Triton also a
+C++ identity beside it), and is driven by the same tools: wrk with a KServe
+v2 JSON body for HTTP, conch-bench-grpc-load (raw_input_contents, unary) for
+gRPC, at concurrency 1, 16 and 64. The no-op gRPC reference server
+(bench/grpc/) is driven the same way: the gRPC library's own floor. One
+server runs at a time, in rounds that interleave the servers; a figure is
+the mean of its rounds. Beside throughput it reports the server's CPU time
+per request: the user and system time of the server's whole process tree
+(Triton's python stubs, MLServer's workers) over the measured seconds,
+divided by the requests served, which holds where throughput swings with
+the load generator on the same cores. For each server it also reports the
+memory of its processes (the sum of their RSS: Triton's
 python stubs and MLServer's workers count) after start-up and after the
 load, and the time from launch to the model being ready.
 
@@ -43,11 +49,12 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "python"))
 
 import http_bench_tools as tools  # noqa: E402
-from peer_servers import ROOT, SERVERS, Server  # noqa: E402
+from peer_servers import CPP_MODEL, FLOOR, FLOOR_MODEL, ROOT, SERVERS, Server  # noqa: E402
 
 BODY = ('{"inputs":[{"name":"INPUT0","datatype":"FP32","shape":[1,16],'
         '"data":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]}]}')
-CASES = [("HTTP", 1), ("HTTP", 16), ("gRPC", 1), ("gRPC", 16)]
+CASES = [("HTTP", 1), ("HTTP", 16), ("HTTP", 64), ("gRPC", 1), ("gRPC", 16), ("gRPC", 64)]
+TICKS = os.sysconf("SC_CLK_TCK")
 READY_S = 180
 DOCS = ROOT / "docs" / "benchmarks.md"
 BEGIN, END = "<!-- bench-peers:begin -->", "<!-- bench-peers:end -->"
@@ -59,6 +66,8 @@ class Result:
 
     why_not: Optional[str] = None
     rates: dict[tuple[str, str, int], list[float]] = field(default_factory=dict)
+    # Server CPU µs per request, per case and round.
+    cpu: dict[tuple[str, str, int], list[float]] = field(default_factory=dict)
     failures: dict[tuple[str, str, int], str] = field(default_factory=dict)
     rss_ready_mib: list[float] = field(default_factory=list)
     rss_loaded_mib: list[float] = field(default_factory=list)
@@ -89,6 +98,26 @@ def process_tree(pid: int) -> list[int]:
             except OSError:
                 pass
     return out
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system time of `pid` and its descendants, all threads."""
+    total = 0
+    for p in process_tree(pid):
+        try:
+            fields = pathlib.Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / TICKS
+
+
+def port_open(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
 
 
 def rss_mib(pid: int) -> float:
@@ -128,7 +157,7 @@ def stop(process: subprocess.Popen) -> None:
 def run_grpc(build: pathlib.Path, port: int, model: str, concurrency: int, seconds: int) -> float:
     done = subprocess.run(
         [str(build / "bin" / "conch-bench-grpc-load"), "--target", f"127.0.0.1:{port}", "--mode",
-         "unary", "--concurrency", str(concurrency), "--seconds", str(seconds), "--warmup", "1",
+         "unary", "--concurrency", str(concurrency), "--seconds", str(seconds), "--warmup", "0",
          "--model", model], capture_output=True, text=True, timeout=seconds + 120)
     m = re.search(r"infer_per_s=([\d.]+)", done.stdout)
     if done.returncode != 0 or m is None:
@@ -147,8 +176,8 @@ def run_http(port: int, model: str, request: tools.Request, concurrency: int, se
 def measure(server: Server, result: Result, work: pathlib.Path, args: argparse.Namespace,
             request: tools.Request) -> None:
     """One round of `server`: start it, load each model with each case, stop it."""
-    venv = args.build_dir / "peers" / server.name.lower()
-    root = pathlib.Path(tempfile.mkdtemp(prefix=server.name.lower() + "-", dir=work))
+    venv = args.build_dir / "peers" / server.slug
+    root = pathlib.Path(tempfile.mkdtemp(prefix=server.slug + "-", dir=work))
     http, grpc, metrics = free_ports(3)
     try:
         launch = server.prepare(root, venv, http, grpc, metrics)
@@ -160,7 +189,8 @@ def measure(server: Server, result: Result, work: pathlib.Path, args: argparse.N
     process = subprocess.Popen(launch.command, env={**os.environ, **launch.env}, cwd=launch.cwd,
                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        while not all(ready(http, m) for m in server.models):
+        while not (all(ready(http, m) for m in server.models) if "HTTP" in server.protocols
+                   else port_open(grpc)):
             if process.poll() is not None or time.monotonic() - started > READY_S:
                 lines = (root / "server.log").read_text().strip().splitlines()
                 errors = [line for line in lines if "Error" in line or "error" in line]
@@ -171,18 +201,25 @@ def measure(server: Server, result: Result, work: pathlib.Path, args: argparse.N
         result.startup_s.append(time.monotonic() - started)
         result.rss_ready_mib.append(rss_mib(process.pid))
         for model in server.models:
+            def run(protocol: str, concurrency: int, seconds: int) -> float:
+                return (run_http(http, model, request, concurrency, seconds) if protocol == "HTTP"
+                        else run_grpc(args.build_dir, grpc, model, concurrency, seconds))
             try:
-                run_http(http, model, request, 1, 1)  # warm-up
+                for protocol in server.protocols:
+                    run(protocol, 1, 1)  # warm-up, unmeasured
             except (RuntimeError, subprocess.TimeoutExpired) as e:
                 result.failures[(model, "warm-up", 1)] = str(e)[:120]
                 continue
             for protocol, concurrency in CASES:
+                if protocol not in server.protocols:
+                    continue
                 key = (model, protocol, concurrency)
                 try:
-                    rate = (run_http(http, model, request, concurrency, args.seconds)
-                            if protocol == "HTTP"
-                            else run_grpc(args.build_dir, grpc, model, concurrency, args.seconds))
+                    before = cpu_seconds(process.pid)
+                    rate = run(protocol, concurrency, args.seconds)
+                    used = cpu_seconds(process.pid) - before
                     result.rates.setdefault(key, []).append(rate)
+                    result.cpu.setdefault(key, []).append(used * 1e6 / max(rate * args.seconds, 1))
                 except (RuntimeError, subprocess.TimeoutExpired) as e:
                     result.failures[key] = str(e)[:120]
         result.rss_loaded_mib.append(rss_mib(process.pid))
@@ -208,35 +245,53 @@ def mean(values: list[float]) -> float:
     return sum(values) / len(values)
 
 
-def table(results: dict[str, Result]) -> list[str]:
-    """The markdown table: infer/s per case (Conch's python figure / the
-    peer's in parentheses), memory and start-up."""
+def figure_table(results: dict[str, Result], figures: str) -> list[str]:
+    """One markdown table of `figures` ("rates": infer/s, or "cpu": server
+    CPU µs per request) per server, model and case; in parentheses Conch's
+    figure over the peer's, for the same model (for the gRPC floor, over
+    Conch's C++ identity's)."""
     conch = results.get("Conch", Result())
-    head = "| server | model | " + " | ".join(f"{p} c={c}" for p, c in CASES) + \
-           " | RSS ready / loaded | start-up |"
-    lines = [head, "|" + "---|" * (len(CASES) + 4)]
+    lines = ["| server | model | " + " | ".join(f"{p} c={c}" for p, c in CASES) + " |",
+             "|" + "---|" * (len(CASES) + 2)]
     for server in SERVERS:
         r = results[server.name]
         if r.why_not and not r.rates:
-            lines.append(f"| {server.name} | not measured (below) |" + " — |" * (len(CASES) + 2))
+            lines.append(f"| {server.name} | not measured (below) |" + " — |" * len(CASES))
             continue
         for model in server.models:
             cells = []
             for protocol, concurrency in CASES:
                 key = (model, protocol, concurrency)
+                if protocol not in server.protocols:
+                    cells.append("—")
+                    continue
                 if key not in r.rates:
                     cells.append(f"failed: {r.failures.get(key, '?')}")
                     continue
-                rate = mean(r.rates[key])
-                text = f"{rate:,.0f}"
-                ours = conch.rates.get(key)
+                value = mean(getattr(r, figures)[key])
+                text = f"{value:,.0f}" if figures == "rates" else f"{value:,.1f}"
+                ours = getattr(conch, figures).get(
+                    (CPP_MODEL if model == FLOOR_MODEL else model, protocol, concurrency))
                 if server.name != "Conch" and ours:
-                    text += f" (Conch {mean(ours) / rate:.2f}×)"
+                    text += f" (Conch {mean(ours) / value:.2f}×)"
                 cells.append(text)
-            memory = (f"{mean(r.rss_ready_mib):.0f} / {mean(r.rss_loaded_mib):.0f} MiB"
-                      if r.rss_loaded_mib else "—")
-            startup = f"{mean(r.startup_s):.1f} s" if r.startup_s else "—"
-            lines.append(f"| {server.name} | {model} | " + " | ".join(cells) + f" | {memory} | {startup} |")
+            lines.append(f"| {server.name} | {model} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def table(results: dict[str, Result]) -> list[str]:
+    """Throughput, CPU per request, then memory and start-up, with what was
+    not measured."""
+    lines = ["Throughput, infer/s:", "", *figure_table(results, "rates"), "",
+             "Server CPU time per request, µs (user + system of its processes):", "",
+             *figure_table(results, "cpu"), "",
+             "| server | RSS ready / loaded | start-up |", "|---|---|---|"]
+    for server in SERVERS:
+        r = results[server.name]
+        if not r.rss_loaded_mib or server.name == FLOOR:
+            continue
+        lines.append(f"| {server.name} | {mean(r.rss_ready_mib):.0f} / {mean(r.rss_loaded_mib):.0f}"
+                     f" MiB | {mean(r.startup_s):.1f} s |")
     notes = [f"- {s.name}: {results[s.name].why_not}" for s in SERVERS if results[s.name].why_not]
     failed = [f"- {s.name} {m} {p} c={c}: {why}" for s in SERVERS
               for (m, p, c), why in results[s.name].failures.items()]
@@ -276,7 +331,7 @@ def main() -> None:
     print(described, flush=True)
     results = {s.name: Result() for s in SERVERS}
     for server in SERVERS:
-        venv = args.build_dir / "peers" / server.name.lower()
+        venv = args.build_dir / "peers" / server.slug
         print(f"installing {server.name} ...", flush=True)
         results[server.name].why_not = server.install(venv)
         if results[server.name].why_not:
@@ -298,10 +353,11 @@ def main() -> None:
     print("\n" + "\n".join(lines))
     section = [
         f"Command: `make bench-peers` (`bench/peers/peers_bench.py --seconds {args.seconds} "
-        f"--rounds {args.rounds}`). Machine: {described}. Figures are infer/s, the mean of "
-        f"the {args.rounds} interleaved rounds that measured them; in parentheses Conch's figure over the peer's. "
+        f"--rounds {args.rounds}`). Machine: {described}. Each figure is the mean of "
+        f"the {args.rounds} interleaved rounds that measured it; in parentheses Conch's figure "
+        "over the peer's for the same model (for the gRPC floor, Conch's C++ identity's). "
         "Triton is the tritonserver of the nvidia-pytriton 0.7.0 wheel with its python "
-        "backend (the wheel has no identity backend, so its C++ row is missing).",
+        "backend, and upstream's C++ identity backend (r24.10) for identity_fp32.",
         "",
         *lines,
     ]

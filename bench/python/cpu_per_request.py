@@ -2,6 +2,7 @@
 `conch` commands measured alternately in one run.
 
     .venv/bin/python bench/python/cpu_per_request.py [--conch LABEL=COMMAND ...]
+                                                      [--model NAME ...]
                                                       [--rounds N] [--seconds S]
 
 Why CPU per request: the load generators share the machine's cores with the
@@ -10,13 +11,17 @@ time the server's process spends on each request holds. Each round starts
 every `conch` given (for example a build of main and a build of a branch,
 each through a small wrapper that sets PYTHONPATH and then `exec`s Python,
 so that the process measured is the server's) in turn, with the HTTP and
-gRPC frontends and identity_fp32 loaded, and drives the same cases at each:
+gRPC frontends and the models of bench/models it measures (--model, by
+default identity_fp32, the C++ identity; pyid is the python backend's
+identity, FP32 [1,16] both) loaded, and drives the same cases at each:
 
-  http-binary-c1, -c16  POST /v2/models/identity_fp32/infer, binary tensor
-                        extension, wrk with 1 and 16 connections
-  http-json-c1, -c16    the same with the tensor as JSON numbers
-  grpc-unary-c1, -c16   ModelInfer, conch-bench-grpc-load (bench/grpc/)
-  grpc-stream-c16       ModelStreamInfer, 16 streams
+  http-binary-c1, -c16, -c64  POST /v2/models/MODEL/infer, binary tensor
+                              extension, wrk with 1, 16 and 64 connections
+  http-json-c1, -c16, -c64    the same with the tensor as JSON numbers
+  grpc-unary-c1, -c16, -c64   ModelInfer, conch-bench-grpc-load (bench/grpc/)
+  grpc-stream-c16             ModelStreamInfer, 16 streams
+
+A model other than identity_fp32 prefixes its cases with its name.
 
 For each case it reads the server process's user and system time
 (/proc/PID/stat) before and after the measured seconds and divides by the
@@ -42,7 +47,7 @@ import http_bench_servers as servers
 import http_bench_tools as tools
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-REPOSITORY = ROOT / "python/examples/example_model_repository"
+REPOSITORY = ROOT / "bench/models"
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -52,13 +57,14 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
-def start(conch: str, workdir: pathlib.Path) -> tuple[subprocess.Popen, int, int]:
-    """`conch serve` with identity_fp32 and the HTTP and gRPC frontends."""
+def start(conch: str, workdir: pathlib.Path,
+          models: list[str]) -> tuple[subprocess.Popen, int, int]:
+    """`conch serve` with `models` and the HTTP and gRPC frontends."""
     http_port, grpc_port = servers.free_port(), servers.free_port()
     log = workdir / "conch.log"
     command = shlex.split(conch) + [
         "serve", "--model-repository", str(REPOSITORY), "--model-control-mode", "explicit",
-        "--load-model", "identity_fp32", "--allow-metrics", "false",
+        *[a for m in models for a in ("--load-model", m)], "--allow-metrics", "false",
         "--http-address", "127.0.0.1", "--http-port", str(http_port),
         "--grpc-address", "127.0.0.1", "--grpc-port", str(grpc_port)]
     with log.open("w") as out:
@@ -82,12 +88,13 @@ def run_wrk(url: str, request: tools.Request, connections: int, seconds: int) ->
     return int(count.group(1))
 
 
-def run_grpc(bin_dir: pathlib.Path, port: int, mode: str, concurrency: int,
+def run_grpc(bin_dir: pathlib.Path, port: int, model: str, mode: str, concurrency: int,
              seconds: int) -> int:
     """Requests conch-bench-grpc-load completed; exits when any failed."""
     done = subprocess.run(
         [str(bin_dir / "conch-bench-grpc-load"), "--target", f"127.0.0.1:{port}", "--mode", mode,
-         "--concurrency", str(concurrency), "--seconds", str(seconds), "--warmup", "0"],
+         "--concurrency", str(concurrency), "--seconds", str(seconds), "--warmup", "0",
+         "--model", model],
         capture_output=True, text=True, timeout=seconds + 60)
     m = re.search(r"infer_per_s=([\d.]+) .*errors=0", done.stdout)
     if done.returncode != 0 or not m:
@@ -95,23 +102,27 @@ def run_grpc(bin_dir: pathlib.Path, port: int, mode: str, concurrency: int,
     return round(float(m.group(1)) * seconds)
 
 
-def measure(conch: str, bin_dir: pathlib.Path, seconds: int,
-            workdir: pathlib.Path) -> dict[str, tuple[float, float]]:
+def measure(conch: str, bin_dir: pathlib.Path, seconds: int, workdir: pathlib.Path,
+            models: list[str], only: str = "") -> dict[str, tuple[float, float]]:
     """{case: (requests per second, server CPU µs per request)} for one server."""
     requests = {r.encoding: r for r in http_bench.write_requests(workdir)}
-    process, http_port, grpc_port = start(conch, workdir)
-    url = f"http://127.0.0.1:{http_port}{servers.INFER_PATH}"
+    process, http_port, grpc_port = start(conch, workdir, models)
     cases = []
-    for encoding in ("binary", "json"):
-        for c in (1, 16):
-            cases.append((f"http-{encoding}-c{c}",
-                          lambda s, e=encoding, c=c: run_wrk(url, requests[e], c, s)))
-    for mode, c in (("unary", 1), ("unary", 16), ("stream", 16)):
-        cases.append((f"grpc-{mode}-c{c}",
-                      lambda s, m=mode, c=c: run_grpc(bin_dir, grpc_port, m, c, s)))
+    for model in models:
+        prefix = "" if model == "identity_fp32" else model + "/"
+        url = f"http://127.0.0.1:{http_port}/v2/models/{model}/infer"
+        for encoding in ("binary", "json"):
+            for c in (1, 16, 64):
+                cases.append((f"{prefix}http-{encoding}-c{c}",
+                              lambda s, u=url, e=encoding, c=c: run_wrk(u, requests[e], c, s)))
+        for mode, c in (("unary", 1), ("unary", 16), ("unary", 64), ("stream", 16)):
+            cases.append((f"{prefix}grpc-{mode}-c{c}",
+                          lambda s, md=model, m=mode, c=c: run_grpc(bin_dir, grpc_port, md, m, c, s)))
     figures = {}
     try:
         for name, run in cases:
+            if not re.search(only, name):
+                continue
             run(1)  # warm-up, unmeasured
             before = cpu_seconds(process.pid)
             done = run(seconds)
@@ -127,6 +138,11 @@ def main() -> None:
     parser.add_argument("--conch", action="append", metavar="LABEL=COMMAND",
                         help="a conch command to measure, with a label (repeatable; default: "
                              "the conch next to this Python)")
+    parser.add_argument("--model", action="append", choices=("identity_fp32", "pyid"),
+                        help="a model of bench/models to measure (repeatable; default: "
+                             "identity_fp32)")
+    parser.add_argument("--cases", default="", metavar="REGEX",
+                        help="measure only the cases whose name matches REGEX")
     parser.add_argument("--build-dir", default=str(ROOT / "build"),
                         help="the CMake build holding bin/conch-bench-grpc-load")
     parser.add_argument("--rounds", type=int, default=3, help="rounds over every conch")
@@ -144,8 +160,9 @@ def main() -> None:
     for _ in range(args.rounds):
         for label, command in commands:
             with tempfile.TemporaryDirectory(prefix="conch-cpu-bench-") as tmp:
-                for case, figure in measure(command, bin_dir, args.seconds,
-                                            pathlib.Path(tmp)).items():
+                for case, figure in measure(command, bin_dir, args.seconds, pathlib.Path(tmp),
+                                            args.model or ["identity_fp32"],
+                                            args.cases).items():
                     results[label].setdefault(case, []).append(figure)
     first = commands[0][0]
     header = "| case | " + " | ".join(f"{label} req/s | {label} CPU µs/req" for label, _ in commands)
