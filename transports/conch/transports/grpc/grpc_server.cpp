@@ -8,6 +8,7 @@
 
 #include "conch/transports/forwarding/header_forwarding.hpp"
 #include "conch/transports/grpc/infer_call_settings.hpp"
+#include "conch/transports/grpc/release_locks.hpp"
 
 namespace conch::transports::grpc {
 
@@ -82,6 +83,7 @@ runtime::status grpc_server::start() {
   auto shared_limits = std::make_shared<const call_limits>(std::move(*limits));
   inference_.set_call_limits(shared_limits);
   health_.set_call_limits(std::move(shared_limits));
+  use_release_mode_locks();
   ::grpc::ServerBuilder builder;
   int selected = 0;
   auto address = listen_address(options_);
