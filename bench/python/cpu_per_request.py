@@ -37,6 +37,7 @@ import os
 import pathlib
 import re
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -62,8 +63,14 @@ def start(conch: str, workdir: pathlib.Path,
     """`conch serve` with `models` and the HTTP and gRPC frontends."""
     http_port, grpc_port = servers.free_port(), servers.free_port()
     log = workdir / "conch.log"
+    # bench/models keeps configurations (and a python model's code); each
+    # model gets its version folder in a copy.
+    repository = workdir / "models"
+    for model in models:
+        shutil.copytree(REPOSITORY / model, repository / model, dirs_exist_ok=True)
+        (repository / model / "1").mkdir(exist_ok=True)
     command = shlex.split(conch) + [
-        "serve", "--model-repository", str(REPOSITORY), "--model-control-mode", "explicit",
+        "serve", "--model-repository", str(repository), "--model-control-mode", "explicit",
         *[a for m in models for a in ("--load-model", m)], "--allow-metrics", "false",
         "--http-address", "127.0.0.1", "--http-port", str(http_port),
         "--grpc-address", "127.0.0.1", "--grpc-port", str(grpc_port)]
