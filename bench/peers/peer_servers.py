@@ -38,19 +38,8 @@ def _config(name: str, backend: str) -> str:
 PB_CONFIG = _config(PYTHON_MODEL, "python")
 CPP_CONFIG = _config(CPP_MODEL, "identity")
 
-PB_MODEL = """
-import triton_python_backend_utils as pb_utils
-
-
-class TritonPythonModel:
-    def execute(self, requests):
-        return [
-            pb_utils.InferenceResponse(
-                [pb_utils.Tensor("OUTPUT0", pb_utils.get_input_tensor_by_name(r, "INPUT0").as_numpy())]
-            )
-            for r in requests
-        ]
-"""
+# The same model.py Conch's own benchmarks use (bench/models/pyid).
+PB_MODEL = (ROOT / "bench" / "models" / PYTHON_MODEL / "1" / "model.py").read_text()
 
 KSERVE_SERVER = """
 import sys
