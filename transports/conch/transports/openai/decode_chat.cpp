@@ -22,6 +22,7 @@ using detail::add_error;
 using detail::error_input;
 using detail::int64_hi;
 using detail::json_of;
+using detail::member;
 using detail::name_of;
 using detail::parse_object;
 using detail::schema_defaults;
@@ -88,15 +89,15 @@ void read_message(const value& m, size_t index, std::vector<field_error>& errors
   } else if (content->value.IsArray()) {
     size_t part_index = 0;
     for (const auto& part : content->value.GetArray()) {
-      auto type = part.IsObject() ? part.FindMember("type") : part.MemberEnd();
-      if (!part.IsObject() || type == part.MemberEnd() || !type->value.IsString()) {
+      const auto* type = member(part, "type");
+      if (type == nullptr || !type->IsString()) {
         add_error(errors, {"model_type",
                           {"body", "messages", std::to_string(index), "content",
                            std::to_string(part_index)},
                           "Input should be a content part with a 'type'", error_input(part)});
-      } else if (name_of(type->value) != "text") {
+      } else if (name_of(*type) != "text") {
         if (!unserved)
-          unserved = "only text message is supported, but got " + name_of(type->value);
+          unserved = "only text message is supported, but got " + name_of(*type);
       } else {
         auto text = part.FindMember("text");
         if (text == part.MemberEnd() || !text->value.IsString())
@@ -143,21 +144,21 @@ void read_tools(const value& v, std::vector<field_error>& errors, chat_request& 
   size_t index = 0;
   for (const auto& tool : v.GetArray()) {
     std::vector<std::string> base{"body", "tools", std::to_string(index++)};
-    auto fn = tool.IsObject() ? tool.FindMember("function") : tool.MemberEnd();
-    if (!tool.IsObject() || fn == tool.MemberEnd() || !fn->value.IsObject()) {
+    const auto* fn = member(tool, "function");
+    if (fn == nullptr || !fn->IsObject()) {
       base.push_back("function");
       add_error(errors, {"missing", base, "Field required", error_input(tool)});
       continue;
     }
-    auto name = fn->value.FindMember("name");
-    if (name == fn->value.MemberEnd() || !name->value.IsString()) {
+    auto name = fn->FindMember("name");
+    if (name == fn->MemberEnd() || !name->value.IsString()) {
       base.insert(base.end(), {"function", "name"});
-      add_error(errors, {"missing", base, "Field required", error_input(fn->value)});
+      add_error(errors, {"missing", base, "Field required", error_input(*fn)});
       continue;
     }
     out.tool_names.push_back(name_of(name->value));
-    auto parameters = fn->value.FindMember("parameters");
-    out.tool_parameters.push_back(parameters != fn->value.MemberEnd()
+    auto parameters = fn->FindMember("parameters");
+    out.tool_parameters.push_back(parameters != fn->MemberEnd()
                                       && parameters->value.IsObject()
                                     ? json_of(parameters->value)
                                     : std::string{"{}"});
@@ -183,10 +184,10 @@ void read_tool_choice(const value& v, std::vector<field_error>& errors, chat_req
                         "Input should be 'none', 'auto' or 'required'", error_input(v)});
     return;
   }
-  auto fn = v.IsObject() ? v.FindMember("function") : v.MemberEnd();
-  if (fn != v.MemberEnd() && fn->value.IsObject()) {
-    auto name = fn->value.FindMember("name");
-    if (name != fn->value.MemberEnd() && name->value.IsString()) {
+  const auto* fn = member(v, "function");
+  if (fn != nullptr && fn->IsObject()) {
+    auto name = fn->FindMember("name");
+    if (name != fn->MemberEnd() && name->value.IsString()) {
       out.tool_choice = tool_choice_mode::named;
       out.tool_choice_name = name_of(name->value);
       return;
@@ -202,8 +203,8 @@ void read_tool_choice(const value& v, std::vector<field_error>& errors, chat_req
 void read_response_format(const value& v, std::vector<field_error>& errors, chat_request& out) {
   if (v.IsNull())
     return;
-  auto type = v.IsObject() ? v.FindMember("type") : v.MemberEnd();
-  std::string kind = type != v.MemberEnd() && type->value.IsString() ? name_of(type->value) : "";
+  const auto* type = member(v, "type");
+  std::string kind = type != nullptr && type->IsString() ? name_of(*type) : "";
   if (kind == "text")
     return;
   if (kind == "json_object") {

@@ -38,6 +38,16 @@ void add_error(std::vector<field_error>& errors, field_error e);
 /// A JSON string (or member name) as a std::string.
 inline std::string name_of(const value& key) { return {key.GetString(), key.GetStringLength()}; }
 
+/// The member `key` of `v`; null when `v` is no object or has none. (Any
+/// other JSON value has no member iterators: rapidjson's MemberEnd() on one
+/// is undefined.)
+inline const value* member(const value& v, const char* key) {
+  if (!v.IsObject())
+    return nullptr;
+  auto it = v.FindMember(key);
+  return it == v.MemberEnd() ? nullptr : &it->value;
+}
+
 /// Parses `body` as one JSON object into `doc`; the 422 FastAPI answers
 /// otherwise.
 std::optional<api_error> parse_object(std::string_view body, rapidjson::Document& doc);
