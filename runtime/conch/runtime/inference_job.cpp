@@ -87,7 +87,7 @@ void inference_job::fail(status error, failure_kind kind) {
 
 void inference_job::answer(inference_response&& r, const failure_kind* kind) {
   std::unique_lock<std::mutex> lock{answer_mu_};
-  if (completed() || routed_final_)
+  if (completed() || routed_final_.load(std::memory_order_relaxed))
     return;
   if (kind != nullptr)
     failure_ = *kind;
@@ -100,7 +100,7 @@ void inference_job::answer(inference_response&& r, const failure_kind* kind) {
   if (r.final && times_.exec_start != 0 && times_.exec_end == 0)
     times_.exec_end = now_ns();
   if (router_) {
-    routed_final_ = r.final;
+    routed_final_.store(r.final, std::memory_order_release);
     auto router = router_;
     lock.unlock();
     router->route(shared_from_this(), std::move(r));

@@ -181,6 +181,13 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
   /// True once a final response was sent.
   bool completed() const noexcept { return completed_.load(std::memory_order_acquire); }
 
+  /// True once a final response was given: sent, or handed to the job's
+  /// router, which sends it later (held responses go out after the lease
+  /// of their instance ends).
+  bool answered() const noexcept {
+    return completed() || routed_final_.load(std::memory_order_acquire);
+  }
+
   // -- cancellation ----------------------------------------------------------
 
   /// Thread-safe. Backends check it between steps; queued jobs are answered
@@ -302,7 +309,7 @@ class inference_job : public std::enable_shared_from_this<inference_job> {
   std::atomic<bool> reschedule_{false};
   std::atomic<bool> answer_later_{false};
   std::atomic<bool> completed_{false};
-  bool routed_final_ = false;
+  std::atomic<bool> routed_final_{false};
   bool hand_trace_back_ = false;
   failure_kind failure_ = failure_kind::backend;
   // Held while a response is stamped and delivered. Uncontended but for

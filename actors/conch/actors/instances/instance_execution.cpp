@@ -54,7 +54,7 @@ bool execute_batch(const instance_runner& runner, runtime::backends::batch& jobs
     input_end = std::max(input_end, t.input_end);
     output_start = std::max(output_start, t.output_start);
     // A job its backend rescheduled runs again; its scheduler queues it.
-    if (!runner.decoupled && !job->completed() && !job->reschedule_requested()
+    if (!runner.decoupled && !job->answered() && !job->reschedule_requested()
         && !job->answered_later())
       job->fail(runtime::internal_error("model instance '" + name
                                         + "' returned without answering a request"));
