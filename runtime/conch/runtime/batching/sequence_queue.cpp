@@ -310,7 +310,7 @@ status sequence_queue::reschedule(job_ptr job, uint64_t now_ns) {
 
 // -- batches --------------------------------------------------------------------------
 
-status sequence_queue::prepare(const job_ptr& job, const sequence_ptr& owner) {
+void sequence_queue::prepare(const job_ptr& job, const sequence_ptr& owner) {
   auto& seq = *owner;
   auto& request = job->request();
   auto tap = std::make_shared<sequence_tap>();
@@ -346,7 +346,6 @@ status sequence_queue::prepare(const job_ptr& job, const sequence_ptr& owner) {
     tap->store = seq.state;
   }
   job->set_tap(std::move(tap));
-  return status::ok();
 }
 
 job_ptr sequence_queue::padding_like(const inference_job& representative) const {

@@ -79,7 +79,7 @@ class sequence_queue final : public job_queue {
   void release_slot(size_t slot);
   void unmap(const sequence_ptr& seq);
   /// Adds the control and state inputs to a job taken for a batch.
-  status prepare(const job_ptr& job, const sequence_ptr& seq);
+  void prepare(const job_ptr& job, const sequence_ptr& seq);
   job_ptr padding_like(const inference_job& representative) const;
   /// Takes `seq`'s front job for a batch of `instance`, prepared.
   job_ptr take_front(const sequence_ptr& seq, size_t instance);
