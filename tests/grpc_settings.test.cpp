@@ -15,6 +15,22 @@ class grpc_settings : public grpc_fixture {
  protected:
   void SetUp() override { start_all(); }
 
+  // The logging settings belong to the process: what a test changed goes
+  // back to the defaults, so the tests pass in any order in one process.
+  void TearDown() override {
+    inference::LogSettingsRequest req;
+    auto& s = *req.mutable_settings();
+    s["log_info"].set_bool_param(true);
+    s["log_warning"].set_bool_param(true);
+    s["log_error"].set_bool_param(true);
+    s["log_verbose_level"].set_uint32_param(0);
+    s["log_format"].set_string_param("default");
+    inference::LogSettingsResponse res;
+    auto st = log_settings(req, res);
+    EXPECT_TRUE(st.ok()) << st.error_message();
+    grpc_fixture::TearDown();
+  }
+
   grpc::Status log_settings(const inference::LogSettingsRequest& req,
                             inference::LogSettingsResponse& res) {
     return stub_->LogSettings(client_context().get(), req, &res);
