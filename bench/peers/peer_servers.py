@@ -102,7 +102,8 @@ class Server:
     # Writes what the server needs into a directory and says how to start it
     # on (http_port, grpc_port, metrics_port).
     prepare: Callable[[pathlib.Path, pathlib.Path, int, int, int], Launch]
-    # The protocols it is driven over; a server without HTTP is ready once
+    # The protocols it is driven over ("gRPC stream": ModelStreamInfer, for
+    # the servers that implement it); a server without HTTP is ready once
     # its gRPC port accepts a connection.
     protocols: tuple[str, ...] = ("HTTP", "gRPC")
 
@@ -267,10 +268,12 @@ FLOOR = "gRPC floor"
 FLOOR_MODEL = "no-op"
 
 SERVERS = [
-    Server("Conch", [PYTHON_MODEL, CPP_MODEL], _conch_install, _conch_prepare),
+    Server("Conch", [PYTHON_MODEL, CPP_MODEL], _conch_install, _conch_prepare,
+           protocols=("HTTP", "gRPC", "gRPC stream")),
     Server("Triton", [PYTHON_MODEL] + ([CPP_MODEL] if TRITON_IDENTITY.exists() else []),
-           _triton_install, _triton_prepare),
+           _triton_install, _triton_prepare, protocols=("HTTP", "gRPC", "gRPC stream")),
     Server("KServe", [PYTHON_MODEL], _kserve_install, _kserve_prepare),
     Server("MLServer", [PYTHON_MODEL], _mlserver_install, _mlserver_prepare),
-    Server(FLOOR, [FLOOR_MODEL], _floor_install, _floor_prepare, protocols=("gRPC",)),
+    Server(FLOOR, [FLOOR_MODEL], _floor_install, _floor_prepare,
+           protocols=("gRPC", "gRPC stream")),
 ]

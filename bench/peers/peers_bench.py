@@ -9,7 +9,8 @@ KServe's Python model server, MLServer); Conch is the project's .venv. Each
 serves the same python identity model, FP32 [1,16] (Conch and Triton also a
 C++ identity beside it), and is driven by the same tools: wrk with a KServe
 v2 JSON body for HTTP, conch-bench-grpc-load (raw_input_contents, unary) for
-gRPC, at concurrency 1, 16 and 64. The no-op gRPC reference server
+gRPC, at concurrency 1, 16 and 64, and 16 ModelStreamInfer streams for the
+servers that implement it. The no-op gRPC reference server
 (bench/grpc/) is driven the same way: the gRPC library's own floor. One
 server runs at a time, in rounds that interleave the servers; a figure is
 the mean of its rounds. Beside throughput it reports the server's CPU time
@@ -53,7 +54,8 @@ from peer_servers import CPP_MODEL, FLOOR, FLOOR_MODEL, ROOT, SERVERS, Server  #
 
 BODY = ('{"inputs":[{"name":"INPUT0","datatype":"FP32","shape":[1,16],'
         '"data":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]}]}')
-CASES = [("HTTP", 1), ("HTTP", 16), ("HTTP", 64), ("gRPC", 1), ("gRPC", 16), ("gRPC", 64)]
+CASES = [("HTTP", 1), ("HTTP", 16), ("HTTP", 64), ("gRPC", 1), ("gRPC", 16), ("gRPC", 64),
+         ("gRPC stream", 16)]
 TICKS = os.sysconf("SC_CLK_TCK")
 READY_S = 180
 DOCS = ROOT / "docs" / "benchmarks.md"
@@ -154,10 +156,11 @@ def stop(process: subprocess.Popen) -> None:
     process.wait()
 
 
-def run_grpc(build: pathlib.Path, port: int, model: str, concurrency: int, seconds: int) -> float:
+def run_grpc(build: pathlib.Path, port: int, model: str, concurrency: int, seconds: int,
+             mode: str = "unary") -> float:
     done = subprocess.run(
         [str(build / "bin" / "conch-bench-grpc-load"), "--target", f"127.0.0.1:{port}", "--mode",
-         "unary", "--concurrency", str(concurrency), "--seconds", str(seconds), "--warmup", "0",
+         mode, "--concurrency", str(concurrency), "--seconds", str(seconds), "--warmup", "0",
          "--model", model], capture_output=True, text=True, timeout=seconds + 120)
     m = re.search(r"infer_per_s=([\d.]+)", done.stdout)
     if done.returncode != 0 or m is None:
@@ -202,8 +205,10 @@ def measure(server: Server, result: Result, work: pathlib.Path, args: argparse.N
         result.rss_ready_mib.append(rss_mib(process.pid))
         for model in server.models:
             def run(protocol: str, concurrency: int, seconds: int) -> float:
-                return (run_http(http, model, request, concurrency, seconds) if protocol == "HTTP"
-                        else run_grpc(args.build_dir, grpc, model, concurrency, seconds))
+                if protocol == "HTTP":
+                    return run_http(http, model, request, concurrency, seconds)
+                return run_grpc(args.build_dir, grpc, model, concurrency, seconds,
+                                "stream" if protocol == "gRPC stream" else "unary")
             try:
                 for protocol in server.protocols:
                     run(protocol, 1, 1)  # warm-up, unmeasured
