@@ -67,9 +67,11 @@ TEST_F(grpc_cancel, a_call_past_its_deadline_frees_the_model) {
   EXPECT_TRUE(is_identity_answer(next));
 }
 
-TEST_F(grpc_cancel, a_call_cancelled_while_others_wait_ends_alone) {
-  // One request runs for a while; two more wait for the instance. The
-  // middle one is cancelled while it waits; the others are answered.
+TEST_F(grpc_cancel, a_call_cancelled_beside_others_ends_alone) {
+  // Three requests for the one instance, in whatever order they arrive:
+  // one of 300 ms, one that would run for a minute but whose client gives
+  // up after 100 ms (while it waits or while it runs), and a quick one.
+  // The one given up on ends; the others are answered.
   auto ctx = client_context();
   inference::ModelInferResponse first_res;
   auto first = std::async(std::launch::async, [&] {
@@ -77,7 +79,7 @@ TEST_F(grpc_cancel, a_call_cancelled_while_others_wait_ends_alone) {
   });
   inference::ModelInferResponse cancelled_res;
   auto cancelled = std::async(std::launch::async, [&] {
-    return call(0, milliseconds{100}, cancelled_res);
+    return call(60'000, milliseconds{100}, cancelled_res);
   });
   inference::ModelInferResponse last_res;
   auto last = std::async(std::launch::async, [&] {
