@@ -157,8 +157,13 @@ class Tensor:
                 "DLPack does not support BYTES tensors; use to_bytes_array()"
             )
         if self.memory_type == MemoryType.GPU:
-            if stream not in (None, -1):
-                raise UnsupportedError("synchronising with a CUDA stream needs cupy, which Conch does not use")
+            # Whatever stream the consumer names (DLPack: 1 the legacy
+            # default stream, 2 the per-thread one, else a stream's handle),
+            # nothing needs to wait: Conch leaves no work pending on any
+            # stream (its copies return when they are done), and a tensor
+            # imported from a producer was made ready by it on export.
+            if stream is not None and not isinstance(stream, int):
+                raise TypeError(f"stream must be an int or None, not {type(stream).__name__}")
         elif stream not in (None, 0):
             raise UnsupportedError(f"stream {stream!r} is not supported for host memory")
         if dl_device is not None and tuple(dl_device) != tuple(self.__dlpack_device__()):
@@ -239,8 +244,9 @@ class Tensor:
 
     def to_device(self, device: DeviceOrMemoryType) -> "Tensor":
         """The tensor on `device`: itself when it is there already (pinned
-        host memory counts as CPU). Moving between host and GPU is not
-        supported yet (UnsupportedError)."""
+        host memory counts as CPU), else a copy there. Moving to or from GPU
+        memory, or into pinned memory, needs a CUDA device
+        (UnsupportedError without one)."""
         memory_type, device_id = parse_device(device)
         here = self.memory_type
         if memory_type == MemoryType.GPU:
@@ -249,10 +255,10 @@ class Tensor:
         elif here in (MemoryType.CPU, MemoryType.CPU_PINNED):
             if memory_type == here or memory_type == MemoryType.CPU:
                 return self
-        raise UnsupportedError(
-            f"Moving a tensor from {here.name}:{self.memory_type_id} to "
-            f"{memory_type.name}:{device_id} is not supported"
-        )
+        target = _conch.Buffer.allocate(int(memory_type), device_id, self.size)
+        _conch.copy_bytes(target.data_ptr, target.memory_type, target.memory_type_id,
+                          self.data_ptr, int(here), self.memory_type_id, self.size)
+        return Tensor(self.data_type, list(self.shape), MemoryBuffer._of(target))
 
     def _host_copy(self) -> "Tensor":
         host = self.to_host()

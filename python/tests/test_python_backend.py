@@ -249,6 +249,60 @@ def test_broken_model_file_fails_the_load_with_the_error(tmp_path: pathlib.Path)
         server.stop()
 
 
+PLACEMENT_MODEL = b"""
+import json
+import numpy
+import triton_python_backend_utils as pb_utils
+
+
+class TritonPythonModel:
+    def execute(self, requests):
+        out = []
+        for request in requests:
+            x = pb_utils.get_input_tensor_by_name(request, "INPUT0")
+            info = json.dumps({"is_cpu": x.is_cpu()}).encode()
+            out.append(pb_utils.InferenceResponse([
+                pb_utils.Tensor.from_dlpack("OUTPUT0", x.to_dlpack()),
+                pb_utils.Tensor("INFO", numpy.array([info], dtype=numpy.object_)),
+            ]))
+        return out
+"""
+
+
+def placement_model(repository: pathlib.Path, name: str, value: str) -> None:
+    (repository / name / "1").mkdir(parents=True)
+    (repository / name / "1" / "model.py").write_bytes(PLACEMENT_MODEL)
+    (repository / name / "config.pbtxt").write_text(
+        f'name: "{name}"\nbackend: "python"\nmax_batch_size: 0\n'
+        'input [ { name: "INPUT0" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+        'output [ { name: "OUTPUT0" data_type: TYPE_FP32 dims: [ 4 ] },\n'
+        '         { name: "INFO" data_type: TYPE_STRING dims: [ 1 ] } ]\n'
+        'parameters: { key: "FORCE_CPU_ONLY_INPUT_TENSORS" '
+        f'value: {{ string_value: "{value}" }} }}\n')
+
+
+def test_force_cpu_only_input_tensors_takes_yes_or_no(tmp_path: pathlib.Path) -> None:
+    for name, value in (("yes_model", "yes"), ("no_model", "no"), ("bad_model", "maybe")):
+        placement_model(tmp_path, name, value)
+    server = conch.Server(
+        model_repository=str(tmp_path), model_control_mode=conch.ModelControlMode.EXPLICIT
+    ).start(wait_until_ready=True)
+    try:
+        with pytest.raises(conch.TritonError,
+                           match="Incorrect value for FORCE_CPU_ONLY_INPUT_TENSORS: maybe'"):
+            server.load("bad_model")
+        data = numpy.arange(4, dtype=numpy.float32)
+        for name in ("yes_model", "no_model"):
+            server.load(name)
+            response = only(server.model(name).infer(inputs={"INPUT0": data}))
+            # Host inputs stay in host memory either way (test_gpu.py moves
+            # GPU ones).
+            assert info_of(response) == {"is_cpu": True}
+            assert numpy.from_dlpack(response.outputs["OUTPUT0"]).tolist() == data.tolist()
+    finally:
+        server.stop()
+
+
 # -- threads and stop -------------------------------------------------------------------
 
 

@@ -158,6 +158,7 @@ class InferenceRequest:
         "_preferred_memory",
         "_trace",
         "_sender",
+        "_cpu_only",
     )
 
     def __init__(
@@ -211,6 +212,7 @@ class InferenceRequest:
             trace = None
         self._native = None
         self._sender = None
+        self._cpu_only = False
         self._inputs = inputs
         self._model_name = model_name
         self._model_version = int(model_version)
@@ -225,18 +227,25 @@ class InferenceRequest:
         self._trace = trace
 
     @classmethod
-    def _wrap(cls, native: Any) -> "InferenceRequest":
+    def _wrap(cls, native: Any, cpu_only: bool = True) -> "InferenceRequest":
+        """A request of a batch; with `cpu_only` (FORCE_CPU_ONLY_INPUT_TENSORS,
+        on by default) its inputs in GPU memory reach the model copied to
+        host memory."""
         self = cls.__new__(cls)
         self._native = native
         self._inputs = None
         self._sender = None
+        self._cpu_only = cpu_only
         return self
 
     # -- what the request carries --------------------------------------------------
 
     def inputs(self) -> list:
         if self._inputs is None:
-            self._inputs = [Tensor._from_native(item) for item in self._request().inputs()]
+            tensors = [Tensor._from_native(item) for item in self._request().inputs()]
+            if self._cpu_only:
+                tensors = [t if t.is_cpu() else t._on_host() for t in tensors]
+            self._inputs = tensors
         return list(self._inputs)
 
     def request_id(self) -> str:

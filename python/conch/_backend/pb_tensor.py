@@ -106,6 +106,12 @@ class Tensor:
             return int(self._tensor.memory_type) in _CPU_TYPES
         return True
 
+    def _on_host(self) -> "Tensor":
+        """The tensor copied to host memory (itself when it is there)."""
+        if self.is_cpu():
+            return self
+        return Tensor._from_conch(self._name, self._conch_tensor().to_host())
+
     def to_dlpack(self) -> Any:
         """A DLPack capsule of the tensor, without copying."""
         return self.__dlpack__()

@@ -92,8 +92,9 @@ class PythonInstance:
     """One instance: a TritonPythonModel object."""
 
     def __init__(self, model: Any, name: str, instance: str, decoupled: bool,
-                 gateway: Any) -> None:
+                 gateway: Any, cpu_only_inputs: bool = True) -> None:
         self._model = model
+        self._cpu_only_inputs = cpu_only_inputs
         self._name = name
         self._instance = instance  # the instance's name, which Triton's texts give
         self._decoupled = decoupled
@@ -110,7 +111,7 @@ class PythonInstance:
                 "function must return None.")
 
     def execute(self, natives: list) -> None:
-        requests = [InferenceRequest._wrap(n) for n in natives]
+        requests = [InferenceRequest._wrap(n, self._cpu_only_inputs) for n in natives]
         with calling_model(self._gateway):
             try:
                 responses = self._model.execute(requests)
@@ -225,6 +226,7 @@ class PythonModel:
         if not os.path.isfile(self._path):
             raise BackendError(f"Python model file not found in '{self._path}'")
         self._decoupled = bool((config.get("model_transaction_policy") or {}).get("decoupled"))
+        self._cpu_only_inputs = _force_cpu_only_input_tensors(config)
         self._gateway = context.get("bls")
         # Imported now so that a broken model.py fails the load even before
         # an instance starts; the first instance uses this module.
@@ -270,9 +272,23 @@ class PythonModel:
                     f"initialize() of model '{ctx['name']}' raised: {describe(e)}"
                 ) from e
         created = PythonInstance(model, ctx["name"], instance["name"], self._decoupled,
-                                 self._gateway)
+                                 self._gateway, self._cpu_only_inputs)
         _forget_with(created, module)
         return created
+
+
+def _force_cpu_only_input_tensors(config: dict) -> bool:
+    """The model's FORCE_CPU_ONLY_INPUT_TENSORS parameter: "yes" (the
+    default) has inputs in GPU memory copied to host memory before the model
+    sees them, "no" hands them over where they are; anything else fails the
+    load, with Triton's text."""
+    entry = (config.get("parameters") or {}).get("FORCE_CPU_ONLY_INPUT_TENSORS")
+    if entry is None:
+        return True
+    value = entry.get("string_value", "") if isinstance(entry, dict) else str(entry)
+    if value in ("yes", "no"):
+        return value == "yes"
+    raise BackendError(f"Incorrect value for FORCE_CPU_ONLY_INPUT_TENSORS: {value}'")
 
 
 def load_model(context: dict) -> PythonModel:

@@ -11,6 +11,7 @@ from typing import Any, Optional
 
 import numpy
 
+from .. import _conch
 from .._errors import AlreadyExistsError, InvalidArgumentError, UnsupportedError
 from .._tensor import native_input
 from ._enums import (
@@ -216,10 +217,14 @@ class TRITONSERVER_InferenceRequest:  # noqa: N801
     def append_input_data(self, name: str, base: int, byte_size: int, memory_type: int,
                           memory_type_id: int) -> None:
         found = self._input(name)
-        if int(memory_type) == TRITONSERVER_MemoryType.GPU:
-            raise UnsupportedError(
-                f"input '{name}': GPU buffers are not supported by these bindings; "
-                "pass host memory, or use conch.Tensor with DLPack")
+        if int(memory_type) == TRITONSERVER_MemoryType.GPU and byte_size:
+            # Read now, as host chunks are: the request owns its bytes from
+            # here on (UnsupportedError where no CUDA device can be used).
+            host = _conch.Buffer.allocate(int(TRITONSERVER_MemoryType.CPU), 0, int(byte_size))
+            _conch.copy_bytes(host.data_ptr, int(TRITONSERVER_MemoryType.CPU), 0, int(base),
+                              int(memory_type), int(memory_type_id), int(byte_size))
+            found.chunks.append(ctypes.string_at(host.data_ptr, int(byte_size)))
+            return
         found.chunks.append(ctypes.string_at(int(base), int(byte_size)) if byte_size else b"")
 
     def append_input_data_with_host_policy(self, name: str, base: int, byte_size: int,

@@ -1,8 +1,14 @@
-// _conch.Buffer (a Conch buffer seen from Python), DLPack in both directions,
-// and BYTES (de)serialisation.
+// _conch.Buffer (a Conch buffer seen from Python), allocating and copying
+// bytes in host, pinned and GPU memory, DLPack in both directions, and BYTES
+// (de)serialisation.
+
+#include <cstring>
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+
+#include "conch/actors/server/device_memory_setup.hpp"
+#include "conch/runtime/device_memory.hpp"
 
 #include "conch/python/bindings.hpp"
 #include "conch/python/buffers.hpp"
@@ -35,6 +41,61 @@ py::buffer_info host_view(const buffer& b) {
     raise(errc::unsupported, "a GPU buffer cannot be viewed from the host");
   return py::buffer_info(b.data(), 1, py::format_descriptor<uint8_t>::format(), 1,
                          {static_cast<py::ssize_t>(b.size())}, {1});
+}
+
+// The process's CUDA memory provider, installed on first use; UNSUPPORTED
+// where no GPU can be used (no CUDA in this build, no driver, no device).
+std::shared_ptr<runtime::device_memory> gpus(const char* what) {
+  actors::install_device_memory();
+  auto provider = runtime::get_device_memory();
+  if (!provider || provider->device_count() == 0)
+    raise(errc::unsupported, std::string{what} + " needs a CUDA device, and none is available");
+  return provider;
+}
+
+buffer unwrap(runtime::result<buffer> r) {
+  if (!r)
+    throw_if_error(r.error());
+  return std::move(*r);
+}
+
+// `size` bytes in `memory` on `device_id`.
+buffer allocate(int memory, int64_t device_id, size_t size) {
+  switch (checked_memory(memory)) {
+    case runtime::memory_type::cpu:
+      return buffer::allocate(size);
+    case runtime::memory_type::cpu_pinned:
+      return unwrap(gpus("pinned host memory")->allocate_pinned(size));
+    case runtime::memory_type::gpu:
+      return unwrap(gpus("GPU memory")->allocate_device(size, device_id));
+  }
+  raise(errc::invalid_argument, "invalid memory type " + std::to_string(memory));
+}
+
+// Copies `size` bytes between two places, either of them host or GPU
+// memory; returns once the copy is done. The caller keeps both alive.
+void copy_bytes(uintptr_t to, int to_memory, int64_t to_device, uintptr_t from, int from_memory,
+                int64_t from_device, size_t size) {
+  auto to_type = checked_memory(to_memory);
+  auto from_type = checked_memory(from_memory);
+  auto* to_data = reinterpret_cast<std::byte*>(to);
+  auto* from_data = reinterpret_cast<std::byte*>(from);
+  if (size == 0)
+    return;
+  if (to_type != runtime::memory_type::gpu && from_type != runtime::memory_type::gpu) {
+    py::gil_scoped_release unlocked;
+    std::memcpy(to_data, from_data, size);
+    return;
+  }
+  auto provider = gpus("copying to or from GPU memory");
+  buffer target{nullptr, to_data, size, to_type, to_device};
+  buffer source{nullptr, from_data, size, from_type, from_device};
+  runtime::status st;
+  {
+    py::gil_scoped_release unlocked;
+    st = provider->copy(target, source);
+  }
+  throw_if_error(st);
 }
 
 py::tuple import_tensor(py::handle capsule) {
@@ -80,7 +141,24 @@ void bind_tensor(py::module_& m) {
     .def_static(
       "copy_of", [](py::handle obj) { auto b = buffer_from_object(obj); return buffer::copy_of(b.data(), b.size()); },
       "A new host buffer holding a copy of a buffer-protocol object's bytes.")
+    .def_static("allocate", &allocate, py::arg("memory_type"), py::arg("memory_type_id"),
+                py::arg("size"),
+                "A new buffer of `size` bytes in host (0), pinned host (1) or GPU (2) memory; "
+                "UnsupportedError where the memory needs a CUDA device and none is available.")
     .def_buffer(&host_view);
+
+  m.def(
+    "cuda_device_count",
+    [] {
+      actors::install_device_memory();
+      auto provider = runtime::get_device_memory();
+      return provider ? provider->device_count() : 0;
+    },
+    "The number of CUDA devices Conch can use (0 without CUDA, a driver or a device).");
+  m.def("copy_bytes", &copy_bytes, py::arg("to"), py::arg("to_memory_type"),
+        py::arg("to_memory_type_id"), py::arg("from_"), py::arg("from_memory_type"),
+        py::arg("from_memory_type_id"), py::arg("size"),
+        "Copies `size` bytes between host and GPU memory either way; returns when done.");
 
   m.def("from_dlpack", &import_tensor, py::arg("capsule"),
         "Consumes a DLPack capsule: (data_type, shape, Buffer).");
