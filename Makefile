@@ -28,7 +28,7 @@ PIP_BUILD  = --config-settings=build-dir=$(BUILD) \
 IDENTITY_ONNX = python/examples/example_model_repository/identity/1/model.onnx
 SEQUENCE_ONNX = python/examples/example_model_repository/simple_sequence/1/model.onnx
 
-.PHONY: all setup build install python wheel examples run test asan tsan fuzz soak attack bench bench-peers image rollout clean
+.PHONY: all setup build install python wheel device-bundle examples run test asan tsan fuzz soak attack bench bench-peers image rollout clean
 
 all: build
 
@@ -57,6 +57,13 @@ python: setup examples $(BUILD)/CMakeCache.txt
 # build/wheelhouse (scripts/build-wheel.sh).
 wheel: setup
 	JOBS=$(JOBS) bash scripts/build-wheel.sh build/wheelhouse
+
+# What a GPU machine needs to run Conch's GPU checks (scripts/device-check.sh)
+# with nothing installed there, in build/device-bundle: a wheel for Python
+# 3.12, the C++ CUDA tests and their libraries; checked here against a bare
+# root (docs/embedding.md, "GPUs").
+device-bundle: build
+	JOBS=$(JOBS) bash scripts/device-bundle.sh build/device-bundle
 
 examples: $(IDENTITY_ONNX) $(SEQUENCE_ONNX)
 
