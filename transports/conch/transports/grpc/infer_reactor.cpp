@@ -65,16 +65,17 @@ struct infer_call : std::enable_shared_from_this<infer_call> {
     // worker goes on to the next request at once. Alone, the call is
     // finished here, which saves the finisher's wake-up; so is one answered
     // on a gRPC or actor thread.
+    // Nothing of the call is touched once Finish is called: the reactor may
+    // end (OnDone, inline) before it returns.
+    auto sent = std::move(trace);
     if (submitting || !runtime::this_thread_runs_models || calls->in_flight() == 0)
       reactor->Finish(to_grpc_status(st));
     else
       finishing->post([self = shared_from_this(), st = to_grpc_status(st)] {
         self->reactor->Finish(st);
       });
-    if (trace) {
-      trace->stamp("GRPC_SEND_END", runtime::now_ns());
-      trace.reset();
-    }
+    if (sent)
+      sent->stamp("GRPC_SEND_END", runtime::now_ns());
   }
 
   // Called by the server for each response of the request, never
