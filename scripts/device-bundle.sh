@@ -7,7 +7,8 @@
 #   wheels/   conch for CPython 3.12, self-contained (auditwheel copies the
 #             libraries its extension links), the compatibility packages,
 #             and the wheels the checks import that such a machine lacks
-#             (pydantic, tritonclient with its HTTP client)
+#             or may have too old (pydantic, tritonclient with its HTTP
+#             client, grpcio, protobuf)
 #   bin/      the C++ tests that touch CUDA, stripped
 #   lib/      the shared libraries those tests link, but the C library's own
 #             and the driver's (libcuda comes with the machine)
@@ -49,7 +50,8 @@ PATH="$PWD/$venv/bin:$PATH" auditwheel repair -w "$out/wheels" "$raw"/conch-*.wh
 cp "$raw"/conch_triton_compat-*.whl "$out/wheels/"
 # What conch, tritonclient and the tests import, resolved for that machine;
 # then the packages such a machine has already (those named below) are
-# dropped, so that its own are used.
+# dropped, so that its own are used. grpcio and protobuf stay: tritonclient's
+# generated gRPC code needs versions at least as new as its own.
 deps=$(mktemp -d)
 "$venv/bin/python" -m pip download -q --disable-pip-version-check --only-binary=:all: \
   --python-version 3.12 --implementation cp --abi cp312 --abi abi3 --abi none \
@@ -58,7 +60,7 @@ deps=$(mktemp -d)
   -d "$deps" pydantic "tritonclient[http]"
 for w in "$deps"/*.whl; do
   case "$(basename "$w" | tr 'A-Z-' 'a-z_')" in
-    numpy_*|grpcio_*|protobuf_*|urllib3_*|certifi_*|typing_extensions_*|packaging_*|setuptools_*|\
+    numpy_*|urllib3_*|certifi_*|typing_extensions_*|packaging_*|setuptools_*|\
     cuda_*|aiohttp_*|aiohappyeyeballs_*|aiosignal_*|attrs_*|frozenlist_*|idna_*|ml_dtypes_*|\
     multidict_*|propcache_*|yarl_*) ;;
     *) cp "$w" "$out/wheels/" ;;

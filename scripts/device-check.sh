@@ -9,9 +9,12 @@
 #   scripts/device-check.sh REPORT_DIR
 #
 # The report: gpu.txt (nvidia-smi, the driver, Python and its GPU
-# packages), cpp.txt and cpp.xml (the C++ CUDA tests), python.txt and
-# python.xml (the Python GPU tests, the DLPack and tritonserver._c suites),
-# and summary.txt, one line per suite. Exits non-zero when a suite fails.
+# packages), NAME.txt and NAME.xml for each C++ CUDA test binary,
+# python.txt and python.xml (the Python GPU tests, the DLPack and
+# tritonserver._c suites), and summary.txt, a line per suite as it ends.
+# Exits non-zero when a suite fails or runs past its time. Where nvidia-smi
+# lists a GPU, a test that skips for want of one fails instead
+# (CONCH_REQUIRE_GPU=1).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -45,28 +48,42 @@ PY
 status=0
 summary() { echo "$1" >>"$report/summary.txt"; }
 : >"$report/summary.txt"
+if nvidia-smi -L >/dev/null 2>&1; then
+  export CONCH_REQUIRE_GPU=${CONCH_REQUIRE_GPU:-1}
+fi
+summary "GPU required: ${CONCH_REQUIRE_GPU:-0}"
 
+# The wheels go into a folder of their own: with pip where there is one,
+# else unpacked (a wheel is a zip of what goes into site-packages).
 if ! "$python" -m pip install -q --disable-pip-version-check --no-index --no-deps --no-compile \
      --target "$site" "$bundle"/wheels/*.whl >"$report/install.txt" 2>&1; then
-  summary "install: FAILED (install.txt)"
-  exit 1
+  for wheel in "$bundle"/wheels/*.whl; do
+    "$python" -m zipfile -e "$wheel" "$site" >>"$report/install.txt" 2>&1 || {
+      summary "install: FAILED (install.txt)"
+      exit 1
+    }
+  done
 fi
 summary "install: $(ls "$bundle"/wheels/*.whl | wc -l) wheels"
 
 for test in "$bundle"/bin/*; do
   name=$(basename "$test")
-  LD_LIBRARY_PATH="$bundle/lib" "$test" --gtest_output="xml:$report/$name.xml" \
-    >"$report/$name.txt" 2>&1
+  LD_LIBRARY_PATH="$bundle/lib" timeout -k 10 180 "$test" \
+    --gtest_output="xml:$report/$name.xml" >"$report/$name.txt" 2>&1
   rc=$?
-  [ $rc -eq 0 ] || status=1
   result=$(grep -E '^\[  (PASSED|FAILED|SKIPPED) *\] [0-9]+ tests?' "$report/$name.txt" \
              | tr -s ' ' | paste -sd';')
+  if [ "${CONCH_REQUIRE_GPU:-0}" = 1 ] && grep -q '^\[  SKIPPED \]' "$report/$name.txt"; then
+    result="$result; tests skipped on a GPU machine"
+    [ $rc -eq 0 ] && rc=1
+  fi
+  [ $rc -eq 0 ] || status=1
   summary "$name: rc $rc; $result"
 done
 
 # python/tests holds the suites and their conftest; the wheels are imported
 # from the folder they went into, never from the checkout.
-PYTHONPATH="$site" "$python" -m pytest -p no:cacheprovider -q -rs \
+PYTHONPATH="$site" timeout -k 10 480 "$python" -m pytest -p no:cacheprovider -q -rs \
   --junitxml="$report/python.xml" \
   python/tests/test_gpu.py python/tests/test_dlpack.py python/tests/test_triton_bindings.py \
   >"$report/python.txt" 2>&1

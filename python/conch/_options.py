@@ -55,9 +55,11 @@ class Options:
     rate_limiter_mode: RateLimitMode = RateLimitMode.OFF
     #: Ignored: Conch has no rate limiter.
     rate_limiter_resources: list[RateLimiterResource] = field(default_factory=list)
-    #: Ignored: Conch keeps no pinned memory pool.
+    #: Bytes of pinned host memory allocated at start that pinned buffers are
+    #: cut from first; 0: none. Where CUDA finds a GPU, the first server the
+    #: process starts allocates the pools; later ones share them.
     pinned_memory_pool_size: int = 1 << 28
-    #: Ignored: Conch keeps no CUDA memory pools.
+    #: GPU -> bytes of its CUDA memory pool; a GPU not listed gets 64 MiB.
     cuda_memory_pool_sizes: dict[int, int] = field(default_factory=dict)
     #: The response cache: ``{"local": {"size": bytes}}`` (Triton's local
     #: cache; models opt in with ``response_cache { enable: true }``). Empty:
@@ -192,6 +194,13 @@ class Options:
             str(group): {str(k): _setting_text(v) for k, v in settings.items()}
             for group, settings in self.metrics_configuration.items()
         }
+        native.pinned_memory_pool_byte_size = _byte_count(
+            "pinned_memory_pool_size", self.pinned_memory_pool_size)
+        native.cuda_memory_pool_byte_size = {
+            _byte_count("cuda_memory_pool_sizes key", device):
+            _byte_count(f"cuda_memory_pool_sizes[{device}]", size)
+            for device, size in self.cuda_memory_pool_sizes.items()
+        }
         native.direct_lane = self.direct_lane
         native.max_inflight = int(self.max_inflight)
         if isinstance(self.trace_config, str):
@@ -201,6 +210,13 @@ class Options:
         # In-process Triton polls only when asked (poll_model_repository).
         native.repository_poll_secs = 0
         return native
+
+
+def _byte_count(what: str, value: Any) -> int:
+    """A non-negative integer option, or InvalidArgumentError naming it."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidArgumentError(f"{what} must be a non-negative integer, not {value!r}")
+    return value
 
 
 def _cache_byte_size(cache_config: dict[str, dict[str, Any]]) -> int:
@@ -231,8 +247,6 @@ def _setting_text(value: Any) -> str:
 _IGNORED = {
     "rate_limiter_mode": "Conch has no rate limiter",
     "rate_limiter_resources": "Conch has no rate limiter",
-    "pinned_memory_pool_size": "Conch keeps no pinned memory pool",
-    "cuda_memory_pool_sizes": "Conch keeps no CUDA memory pools",
     "cache_directory": "Conch's one cache (local) is built in",
     "min_supported_compute_capability": "Conch runs no CUDA kernels of its own",
     "buffer_manager_thread_count": "Conch has no buffer manager threads",

@@ -51,9 +51,9 @@ class InferenceResponse:
                 shape,
                 MemoryBuffer(data_ptr, _MEMORY_TYPES[memory_type], device_id, size, buffer),
             )
-        if request.output_memory_type is not None and error is None:
+        if error is None:
             try:
-                outputs = {n: t.to_device(request.output_memory_type) for n, t in outputs.items()}
+                outputs = _placed(outputs, request.output_memory_type)
             except TritonError as e:
                 error = e
         response = InferenceResponse(
@@ -67,6 +67,17 @@ class InferenceResponse:
         if error is not None:
             error.args = (*error.args[:1], response)
         return response
+
+
+def _placed(outputs: dict[str, Tensor], memory_type: Any) -> dict[str, Tensor]:
+    """The outputs in the memory a request asked for. Without a request for
+    one they are where Triton's default allocator would put them, in host
+    memory: an output a model left on a GPU is copied to the host."""
+    if memory_type is not None:
+        return {n: t.to_device(memory_type) for n, t in outputs.items()}
+    if all(t.memory_type != MemoryType.GPU for t in outputs.values()):
+        return outputs
+    return {n: t.to_host() if t.memory_type == MemoryType.GPU else t for n, t in outputs.items()}
 
 
 class _ResponseStream:

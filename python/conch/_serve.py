@@ -60,6 +60,22 @@ def _cache_setting(text: str) -> tuple[str, str, str]:
     return cache, setting, value
 
 
+def _byte_size(text: str) -> int:
+    """A byte count: a non-negative integer."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"expected a number of bytes, got {text!r}")
+    return int(text)
+
+
+def _device_byte_size(text: str) -> tuple[int, int]:
+    """(GPU, bytes) of a --cuda-memory-pool-byte-size argument, as Triton's
+    "<GPU id>:<bytes>" ("0:67108864")."""
+    device, colon, size = text.partition(":")
+    if not colon or not device.isdigit() or not size.isdigit():
+        raise argparse.ArgumentTypeError(f"expected GPU:BYTES, got {text!r}")
+    return int(device), int(size)
+
+
 def _cache_config(args: argparse.Namespace) -> dict:
     """Options.cache_config from --cache-config and --response-cache-byte-size;
     ValueError when both are given."""
@@ -157,6 +173,15 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                              "in with response_cache { enable: true }; repeatable)")
     server.add_argument("--response-cache-byte-size", type=int, default=None, metavar="BYTES",
                         help="the same as --cache-config local,size=BYTES (Triton's older flag)")
+    server.add_argument("--pinned-memory-pool-byte-size", type=_byte_size, default=1 << 28,
+                        metavar="BYTES",
+                        help="pinned host memory allocated at start that pinned buffers are "
+                             "cut from first, where CUDA finds a GPU; 0: none "
+                             "(default: 268435456)")
+    server.add_argument("--cuda-memory-pool-byte-size", type=_device_byte_size,
+                        action="append", default=[], metavar="GPU:BYTES",
+                        help="the memory allocated at start on a GPU that GPU buffers are cut "
+                             "from first; 0: none (default: 67108864 on each GPU; repeatable)")
     server.add_argument("--allocator", choices=_ALLOCATORS,
                         default=os.environ.get("CONCH_ALLOCATOR", "auto"),
                         help="the memory allocator of the conch command: tcmalloc or jemalloc "
@@ -365,6 +390,8 @@ def _options(args: argparse.Namespace) -> Options:
         metrics_configuration=_metrics_configuration(args.metrics_config),
         cache_config=_cache_config(args),
         trace_config=_trace_config(args),
+        pinned_memory_pool_size=args.pinned_memory_pool_byte_size,
+        cuda_memory_pool_sizes=dict(args.cuda_memory_pool_byte_size),
     )
 
 

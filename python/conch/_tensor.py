@@ -157,18 +157,28 @@ class Tensor:
                 "DLPack does not support BYTES tensors; use to_bytes_array()"
             )
         if self.memory_type == MemoryType.GPU:
-            # Whatever stream the consumer names (DLPack: 1 the legacy
-            # default stream, 2 the per-thread one, else a stream's handle),
-            # nothing needs to wait: Conch leaves no work pending on any
-            # stream (its copies return when they are done), and a tensor
-            # imported from a producer was made ready by it on export.
             if stream is not None and not isinstance(stream, int):
                 raise TypeError(f"stream must be an int or None, not {type(stream).__name__}")
-        elif stream not in (None, 0):
+            # Conch's own copies are done when they return, and a producer
+            # it imported from made its memory ready for the legacy default
+            # stream (see from_dlpack). The legacy (1) and per-thread (2)
+            # default streams are ordered after that stream; another stream
+            # (a handle) may not be, so the device waits for it first.
+            if stream is not None and stream > 2:
+                _conch.cuda_synchronize(self.memory_type_id)
+        elif stream not in (None, -1, 0):
             raise UnsupportedError(f"stream {stream!r} is not supported for host memory")
-        if dl_device is not None and tuple(dl_device) != tuple(self.__dlpack_device__()):
-            raise BufferError(f"cannot export a tensor on {self.__dlpack_device__()} to {dl_device}")
-        source: Tensor = self._host_copy() if copy else self
+        here = tuple(self.__dlpack_device__())
+        if dl_device is not None and tuple(dl_device) != here:
+            # Another device only as a copy to the host (numpy's
+            # from_dlpack(x, device="cpu")), as the standard allows.
+            if copy is False or tuple(dl_device) != (DLDeviceType.kDLCPU, 0):
+                raise BufferError(f"cannot export a tensor on {here} to {tuple(dl_device)}")
+            source: Tensor = self._copy_to(MemoryType.CPU, 0)
+        elif copy:
+            source = self._copy_to(self.memory_type, self.memory_type_id)
+        else:
+            source = self
         versioned = max_version is not None and max_version[0] >= 1
         return _conch.to_dlpack(
             source.data_ptr,
@@ -191,7 +201,18 @@ class Tensor:
         without copying. Only C-contiguous tensors are supported."""
         if not hasattr(obj, "__dlpack__"):
             raise InvalidArgumentError("Object does not support DLpack protocol")
-        data_type, shape, buffer = _conch.from_dlpack(obj.__dlpack__())
+        capsule = None
+        device = getattr(obj, "__dlpack_device__", None)
+        if device is not None and int(device()[0]) == int(DLDeviceType.kDLCUDA):
+            # The producer makes its memory ready for the legacy default
+            # stream, the one Conch's copies run on (DLPack: stream 1).
+            try:
+                capsule = obj.__dlpack__(stream=1)
+            except TypeError:  # a producer that takes no stream
+                capsule = None
+        if capsule is None:
+            capsule = obj.__dlpack__()
+        data_type, shape, buffer = _conch.from_dlpack(capsule)
         return Tensor(DataType(data_type), shape, MemoryBuffer._of(buffer))
 
     # -- BYTES -------------------------------------------------------------------
@@ -255,15 +276,14 @@ class Tensor:
         elif here in (MemoryType.CPU, MemoryType.CPU_PINNED):
             if memory_type == here or memory_type == MemoryType.CPU:
                 return self
+        return self._copy_to(memory_type, device_id)
+
+    def _copy_to(self, memory_type: MemoryType, device_id: int) -> "Tensor":
+        """A copy of the tensor in `memory_type` on `device_id`."""
         target = _conch.Buffer.allocate(int(memory_type), device_id, self.size)
         _conch.copy_bytes(target.data_ptr, target.memory_type, target.memory_type_id,
-                          self.data_ptr, int(here), self.memory_type_id, self.size)
+                          self.data_ptr, int(self.memory_type), self.memory_type_id, self.size)
         return Tensor(self.data_type, list(self.shape), MemoryBuffer._of(target))
-
-    def _host_copy(self) -> "Tensor":
-        host = self.to_host()
-        data = _conch.Buffer.copy_of(ctypes.string_at(host.data_ptr, host.size))
-        return Tensor(self.data_type, list(self.shape), MemoryBuffer._of(data))
 
     # -- conversion from Python values ------------------------------------------
 

@@ -9,24 +9,31 @@ scripts/device-check.sh runs it (docs/embedding.md, "GPUs").
 
 from __future__ import annotations
 
-from typing import Iterator
-
 import base64
+import os
 import pathlib
 import re
 import urllib.request
+from typing import Iterator
 
 import numpy as np
 import pytest
 
 from test_serve import GRPC, LISTENING, METRICS, Serve
 
+# Whether a CUDA device can be used: cupy imports, sees a device and runs a
+# kernel on it (which also proves its runtime compiler works).
+PROBLEM = ""
 try:
     import cupy
-    HAVE_GPU = cupy.cuda.runtime.getDeviceCount() > 0
-except Exception:  # no cupy, no driver, no device
+    if cupy.cuda.runtime.getDeviceCount() == 0:
+        PROBLEM = "cupy sees no CUDA device"
+    elif int(cupy.arange(4).sum()) != 6:
+        PROBLEM = "a cupy kernel gave a wrong answer"
+except Exception as e:  # no cupy, no driver, no device
     cupy = None
-    HAVE_GPU = False
+    PROBLEM = f"cupy cannot use a CUDA device: {type(e).__name__}: {e}"
+HAVE_GPU = not PROBLEM
 
 try:
     import torch
@@ -35,7 +42,12 @@ except Exception:
     torch = None
     HAVE_TORCH = False
 
-pytestmark = pytest.mark.skipif(not HAVE_GPU, reason="needs a CUDA device and cupy")
+# scripts/device-check.sh sets CONCH_REQUIRE_GPU=1 on a machine with an
+# NVIDIA GPU: there a device that cannot be used fails the run instead of
+# skipping every test.
+REQUIRED = os.environ.get("CONCH_REQUIRE_GPU") == "1"
+pytestmark = pytest.mark.skipif(not HAVE_GPU and not REQUIRED,
+                                reason=PROBLEM or "needs a CUDA device and cupy")
 
 import conch  # noqa: E402
 
@@ -45,6 +57,10 @@ SIMPLE_BYTES = 16 * 4  # simple's inputs and outputs: INT32 [1, 16]
 
 
 # -- tensors -------------------------------------------------------------------
+
+
+def test_the_device_can_be_used() -> None:
+    assert HAVE_GPU, PROBLEM
 
 
 def test_a_cupy_array_on_the_gpu_becomes_a_tensor_without_a_copy() -> None:
@@ -83,10 +99,70 @@ def test_tensors_move_between_host_pinned_and_gpu_memory() -> None:
     pinned = host.to_device("cpu_pinned")
     assert pinned.memory_type == conch.MemoryType.CPU_PINNED
     np.testing.assert_array_equal(np.from_dlpack(pinned), values)
-    # Device to device, from memory Conch does not own.
+    # To the host from GPU memory Conch does not own.
     x = cupy.arange(16, dtype=cupy.float32)
     copied = conch.Tensor.from_dlpack(x).to_device(conch.MemoryType.CPU)
     np.testing.assert_array_equal(np.from_dlpack(copied), values)
+
+
+def test_outputs_come_in_the_memory_type_asked_for() -> None:
+    server = conch.Server(model_repository=EXAMPLES,
+                          model_control_mode=conch.ModelControlMode.EXPLICIT,
+                          startup_models=["identity_fp32"]).start(wait_until_ready=True)
+    try:
+        values = np.arange(16, dtype=np.float32).reshape(1, 16)
+        for spec, memory in (("gpu:0", conch.MemoryType.GPU),
+                             ("cpu_pinned", conch.MemoryType.CPU_PINNED),
+                             ("cpu", conch.MemoryType.CPU)):
+            (response,) = list(server.model("identity_fp32").infer(
+                inputs={"INPUT0": values}, output_memory_type=spec))
+            out = response.outputs["OUTPUT0"]
+            assert out.memory_type == memory
+            got = (cupy.asnumpy(cupy.from_dlpack(out)) if memory == conch.MemoryType.GPU
+                   else np.from_dlpack(out))
+            np.testing.assert_array_equal(got, values)
+    finally:
+        server.stop()
+
+
+# A process of its own: the pools belong to the process, and the first
+# server it starts sizes them.
+POOLS_SCRIPT = """
+import time, conch
+server = conch.Server(model_repository=%r, model_control_mode=conch.ModelControlMode.EXPLICIT,
+                      pinned_memory_pool_size=1 << 20, cuda_memory_pool_sizes={0: 2 << 20},
+                      metrics_interval=50).start(wait_until_ready=True)
+pools = conch._conch.memory_pools()
+assert pools["pinned"] == (1 << 20, 0), pools
+assert pools["gpu"][0] == (2 << 20, 0), pools
+for device in range(1, conch._conch.cuda_device_count()):
+    assert pools["gpu"][device] == (64 << 20, 0), pools
+pinned = conch._conch.Buffer.allocate(1, 0, 1000)
+on_gpu = conch._conch.Buffer.allocate(2, 0, 5000)
+big = conch._conch.Buffer.allocate(2, 0, 4 << 20)  # larger than the pool: from CUDA
+pools = conch._conch.memory_pools()
+assert pools["pinned"] == (1 << 20, 1024), pools
+assert pools["gpu"][0] == (2 << 20, 5120), pools
+time.sleep(0.3)
+assert "nv_pinned_memory_pool_used_bytes 1024" in server.metrics()
+assert "nv_pinned_memory_pool_total_bytes 1048576" in server.metrics()
+del pinned, on_gpu, big
+assert conch._conch.memory_pools()["gpu"][0] == (2 << 20, 0)
+second = conch.Server(model_repository=%r, model_control_mode=conch.ModelControlMode.EXPLICIT,
+                      pinned_memory_pool_size=0).start(wait_until_ready=True)
+assert conch._conch.memory_pools()["pinned"] == (1 << 20, 0)  # shared, as sized first
+second.stop()
+server.stop()
+print("pools ok")
+"""
+
+
+def test_the_memory_pools_serve_pinned_and_gpu_buffers(tmp_path) -> None:
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", POOLS_SCRIPT % (EXAMPLES, EXAMPLES)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "pools ok" in done.stdout, done.stdout + done.stderr
 
 
 def test_gpu_input_buffers_in_the_triton_c_api() -> None:
@@ -135,11 +211,78 @@ def test_python_models_see_gpu_inputs_on_the_host_unless_told_otherwise(tmp_path
         for name, on_cpu in (("yes_model", True), ("no_model", False)):
             response = only(server.model(name).infer(inputs={"INPUT0": x}))
             assert info_of(response) == {"is_cpu": on_cpu}
+            # The model answered with its input through DLPack, where it was;
+            # without an output memory type asked for, the answer is on the
+            # host, as Triton's default allocator puts it.
             out = response.outputs["OUTPUT0"]
-            # The model answered with its input through DLPack, where it was.
-            assert out.memory_type == (conch.MemoryType.CPU if on_cpu else conch.MemoryType.GPU)
-            values = np.from_dlpack(out) if on_cpu else cupy.asnumpy(cupy.from_dlpack(out))
-            np.testing.assert_array_equal(values, cupy.asnumpy(x))
+            assert out.memory_type == conch.MemoryType.CPU
+            np.testing.assert_array_equal(np.from_dlpack(out), cupy.asnumpy(x))
+            response = only(server.model(name).infer(inputs={"INPUT0": x},
+                                                     output_memory_type="gpu:0"))
+            out = response.outputs["OUTPUT0"]
+            assert out.memory_type == conch.MemoryType.GPU
+            np.testing.assert_array_equal(cupy.asnumpy(cupy.from_dlpack(out)), cupy.asnumpy(x))
+    finally:
+        server.stop()
+
+
+INSTANCE_MODEL = b"""
+import json
+import numpy as np
+import triton_python_backend_utils as pb_utils
+
+
+class TritonPythonModel:
+    def initialize(self, args):
+        self.args = {k: args[k] for k in ("model_instance_kind", "model_instance_device_id",
+                                          "model_instance_name")}
+
+    def execute(self, requests):
+        info = np.array([json.dumps(self.args).encode()], dtype=np.object_)
+        return [pb_utils.InferenceResponse([pb_utils.Tensor("INFO", info)]) for _ in requests]
+"""
+
+
+def _instance_model(repository: pathlib.Path, name: str, group: str) -> None:
+    """A python model that answers with the instance arguments it got."""
+    (repository / name / "1").mkdir(parents=True)
+    (repository / name / "1" / "model.py").write_bytes(INSTANCE_MODEL)
+    (repository / name / "config.pbtxt").write_text(
+        f'name: "{name}"\nbackend: "python"\nmax_batch_size: 0\n'
+        'input [ { name: "INPUT0" data_type: TYPE_FP32 dims: [ 1 ] } ]\n'
+        'output [ { name: "INFO" data_type: TYPE_STRING dims: [ 1 ] } ]\n'
+        f"instance_group [ {group} ]\n")
+
+
+def test_kind_gpu_instance_groups_get_their_devices(tmp_path) -> None:
+    from test_python_backend import info_of, only
+    devices = cupy.cuda.runtime.getDeviceCount()
+    _instance_model(tmp_path, "every_gpu", "{ kind: KIND_GPU count: 2 }")
+    _instance_model(tmp_path, "gpu_zero", "{ kind: KIND_GPU count: 1 gpus: [ 0 ] }")
+    _instance_model(tmp_path, "auto", "{ kind: KIND_AUTO }")
+    _instance_model(tmp_path, "bad_gpu", f"{{ kind: KIND_GPU gpus: [ {devices} ] }}")
+    server = conch.Server(model_repository=str(tmp_path),
+                          model_control_mode=conch.ModelControlMode.EXPLICIT,
+                          startup_models=["every_gpu", "gpu_zero", "auto"]).start(
+                              wait_until_ready=True)
+    try:
+        config = server.model("every_gpu").config()
+        (group,) = config["instance_group"]
+        assert group["kind"] == "KIND_GPU"
+        assert group["gpus"] == list(range(devices))
+        assert server.model("auto").config()["instance_group"][0]["kind"] == "KIND_GPU"
+        seen = set()
+        for _ in range(32):
+            info = info_of(only(server.model("every_gpu").infer(
+                inputs={"INPUT0": np.zeros(1, dtype=np.float32)})))
+            assert info["model_instance_kind"] == "GPU"
+            seen.add(int(info["model_instance_device_id"]))
+        assert seen <= set(range(devices)) and seen
+        info = info_of(only(server.model("gpu_zero").infer(
+            inputs={"INPUT0": np.zeros(1, dtype=np.float32)})))
+        assert (info["model_instance_kind"], info["model_instance_device_id"]) == ("GPU", "0")
+        with pytest.raises(conch.TritonError, match=f"specifies GPU {devices}"):
+            server.load("bad_gpu")
     finally:
         server.stop()
 

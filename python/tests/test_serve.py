@@ -293,6 +293,31 @@ def test_serve_direct_lane_flag(flag: list[str], expected: bool) -> None:
     assert options._to_native().direct_lane is expected
 
 
+def test_serve_memory_pool_flags_reach_the_server_options() -> None:
+    import argparse
+
+    from conch import _serve
+
+    parser = argparse.ArgumentParser()
+    _serve.add_serve_arguments(parser)
+    args = parser.parse_args(["--model-repository", str(EXAMPLE_REPOSITORY)])
+    native = _serve._options(args)._to_native()
+    assert native.pinned_memory_pool_byte_size == 1 << 28
+    assert native.cuda_memory_pool_byte_size == {}
+    args = parser.parse_args(["--model-repository", str(EXAMPLE_REPOSITORY),
+                              "--pinned-memory-pool-byte-size", "0",
+                              "--cuda-memory-pool-byte-size", "0:1024",
+                              "--cuda-memory-pool-byte-size", "3:0"])
+    native = _serve._options(args)._to_native()
+    assert native.pinned_memory_pool_byte_size == 0
+    assert native.cuda_memory_pool_byte_size == {0: 1024, 3: 0}
+    for bad in (["--pinned-memory-pool-byte-size", "-1"],
+                ["--cuda-memory-pool-byte-size", "1024"],
+                ["--cuda-memory-pool-byte-size", "a:1"]):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["--model-repository", str(EXAMPLE_REPOSITORY), *bad])
+
+
 def test_serve_without_the_direct_lane_still_serves(serve) -> None:
     process = serve("--model-repository", str(EXAMPLE_REPOSITORY), "--http-port", "0",
                     "--direct-lane", "false", "--allow-grpc", "false")

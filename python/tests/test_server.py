@@ -146,14 +146,39 @@ def test_ignored_options_are_accepted_and_logged(tmp_path: pathlib.Path, make_se
     messages = []
     make_server(
         repo_agent_directory="/somewhere",
+        model_load_retry_count=2,
         pinned_memory_pool_size=1,
         log_warn=True,
         log_callback=lambda level, file, line, stamp, message: messages.append((level, message)),
     )
     warned = {m for level, m in messages if level == conch.LogLevel.WARN}
     assert any("repo_agent_directory" in m for m in warned)
-    assert any("pinned_memory_pool_size" in m for m in warned)
+    assert any("model_load_retry_count" in m for m in warned)
+    assert not any("pinned_memory_pool_size" in m for m in warned)  # honoured where a GPU is
     assert not any("server_id" in m for m in warned)
+
+
+@pytest.mark.parametrize("field, value", [
+    ("pinned_memory_pool_size", -1),
+    ("pinned_memory_pool_size", 1.5),
+    ("cuda_memory_pool_sizes", {0: -5}),
+    ("cuda_memory_pool_sizes", {-1: 1024}),
+    ("cuda_memory_pool_sizes", {"0": 1024}),
+])
+def test_memory_pool_sizes_must_be_byte_counts(tmp_path: pathlib.Path, field, value) -> None:
+    options = conch.Options(model_repository=str(tmp_path), **{field: value})
+    with pytest.raises(conch.InvalidArgumentError, match=r"cuda_memory_pool_sizes|pinned_memory"):
+        conch.Server(options).start()
+
+
+def test_without_a_gpu_there_is_no_pool_to_report(tmp_path: pathlib.Path, make_server) -> None:
+    if conch._conch.cuda_device_count() > 0:
+        pytest.skip("this machine has a GPU: test_gpu.py checks the pools there")
+    write_model(tmp_path, "m", identity_config("TYPE_FP32"))
+    server = make_server(pinned_memory_pool_size=1 << 20, cuda_memory_pool_sizes={0: 1 << 20})
+    text = server.metrics()
+    assert "nv_pinned_memory_pool_total_bytes 0" in text
+    assert conch._conch.memory_pools()["pinned"] == (0, 0)
 
 
 def test_a_log_callback_that_raises_is_ignored(tmp_path: pathlib.Path, make_server) -> None:

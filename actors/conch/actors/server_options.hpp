@@ -64,6 +64,15 @@ struct server_options {
   int64_t max_inflight = 0;
   /// Number of GPUs to assume for KIND_AUTO/KIND_GPU groups; -1 asks CUDA.
   int32_t gpu_count = -1;
+  /// Bytes of pinned host memory allocated at start that pinned buffers are
+  /// cut from first (Triton's --pinned-memory-pool-byte-size); 0: none. The
+  /// pools belong to the process, as Triton's do: the first server started
+  /// where CUDA finds a GPU allocates them, and later servers share them.
+  uint64_t pinned_memory_pool_byte_size = uint64_t{256} << 20;
+  /// GPU -> bytes of its CUDA memory pool, allocated at start likewise
+  /// (Triton's --cuda-memory-pool-byte-size); a GPU not listed gets 64 MiB,
+  /// and 0 means no pool on that GPU.
+  std::map<int64_t, uint64_t> cuda_memory_pool_byte_size;
   /// The system gauges (CPU, GPU, pinned memory); false switches them all
   /// off. The per-model families always exist.
   bool metrics = true;

@@ -15,6 +15,12 @@ namespace conch::runtime {
 /// client sends to register a CUDA shared-memory region.
 inline constexpr size_t ipc_handle_size = 64;
 
+/// The size of a memory pool and the bytes handed out from it.
+struct pool_usage {
+  uint64_t total_bytes = 0;
+  uint64_t used_bytes = 0;
+};
+
 /// Allocates pinned host memory and device memory, opens the device memory
 /// of other processes and copies between host and device. The CUDA target
 /// provides one (conch/runtime/cuda/cuda_memory.hpp) and installs it with
@@ -38,6 +44,22 @@ class device_memory {
   /// either way; returns when the copy is done. INVALID_ARG when `to` is
   /// smaller than `from`; the CUDA error otherwise.
   virtual status copy(const buffer& to, const buffer& from) = 0;
+  /// Waits until the work queued on GPU `device_id`'s legacy default stream
+  /// is done: what a producer queued there before it handed its memory over
+  /// through DLPack. Nothing to wait for without a device.
+  virtual status synchronize(int64_t device_id) {
+    (void) device_id;
+    return status::ok();
+  }
+  /// The pinned memory pool that allocate_pinned serves from first (Triton's
+  /// nv_pinned_memory_pool_* gauges); zeros without one.
+  virtual pool_usage pinned_pool() const { return {}; }
+  /// The pool on GPU `device_id` that allocate_device serves from first;
+  /// zeros without one.
+  virtual pool_usage device_pool(int64_t device_id) const {
+    (void) device_id;
+    return {};
+  }
 };
 
 /// Installs the process-wide provider (thread-safe; the last call wins).

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "conch/actors/server/gauge_sampler.hpp"
+#include "conch/runtime/device_memory.hpp"
 #include "conch/runtime/statistics/cpu_metrics.hpp"
 #include "conch/runtime/statistics/gpu_metrics.hpp"
 #include "conch/runtime/statistics/nvml_library.hpp"
@@ -20,8 +21,12 @@ gauge_sampler_actor start_system_metrics(caf::actor_system& sys, const server_op
                                          prometheus::Registry& registry) {
   if (!options.metrics)
     return {};
-  stats::add_pinned_memory_gauges(registry);
   std::vector<std::function<void()>> samplers;
+  // The pools are in place before the gauges (install_memory_pools), and
+  // stay as they are: without one there is nothing to follow.
+  auto pinned = std::make_shared<stats::pinned_memory_gauges>(registry);
+  if (auto provider = runtime::get_device_memory(); provider && provider->pinned_pool().total_bytes)
+    samplers.emplace_back([pinned] { pinned->sample(); });
   if (options.cpu_metrics) {
     auto cpu = std::make_shared<stats::cpu_gauges>(registry);
     (void) cpu->sample();

@@ -39,6 +39,8 @@ void bind_options(py::module_& m) {
     .def_readwrite("direct_lane", &server_options::direct_lane)
     .def_readwrite("max_inflight", &server_options::max_inflight)
     .def_readwrite("gpu_count", &server_options::gpu_count)
+    .def_readwrite("pinned_memory_pool_byte_size", &server_options::pinned_memory_pool_byte_size)
+    .def_readwrite("cuda_memory_pool_byte_size", &server_options::cuda_memory_pool_byte_size)
     .def_readwrite("metrics", &server_options::metrics)
     .def_readwrite("gpu_metrics", &server_options::gpu_metrics)
     .def_readwrite("cpu_metrics", &server_options::cpu_metrics)

@@ -46,7 +46,10 @@ py::buffer_info host_view(const buffer& b) {
 // The process's CUDA memory provider, installed on first use; UNSUPPORTED
 // where no GPU can be used (no CUDA in this build, no driver, no device).
 std::shared_ptr<runtime::device_memory> gpus(const char* what) {
-  actors::install_device_memory();
+  {
+    py::gil_scoped_release unlocked;  // CUDA's start-up may take seconds
+    actors::install_device_memory();
+  }
   auto provider = runtime::get_device_memory();
   if (!provider || provider->device_count() == 0)
     raise(errc::unsupported, std::string{what} + " needs a CUDA device, and none is available");
@@ -59,17 +62,20 @@ buffer unwrap(runtime::result<buffer> r) {
   return std::move(*r);
 }
 
-// `size` bytes in `memory` on `device_id`.
+// `size` bytes in `memory` on `device_id`. The GIL is let go while CUDA
+// allocates (and starts, on first use).
 buffer allocate(int memory, int64_t device_id, size_t size) {
-  switch (checked_memory(memory)) {
-    case runtime::memory_type::cpu:
-      return buffer::allocate(size);
-    case runtime::memory_type::cpu_pinned:
-      return unwrap(gpus("pinned host memory")->allocate_pinned(size));
-    case runtime::memory_type::gpu:
-      return unwrap(gpus("GPU memory")->allocate_device(size, device_id));
+  auto type = checked_memory(memory);
+  if (type == runtime::memory_type::cpu)
+    return buffer::allocate(size);
+  auto provider = gpus(type == runtime::memory_type::gpu ? "GPU memory" : "pinned host memory");
+  runtime::result<buffer> out = runtime::unavailable("not allocated");
+  {
+    py::gil_scoped_release unlocked;
+    out = type == runtime::memory_type::gpu ? provider->allocate_device(size, device_id)
+                                             : provider->allocate_pinned(size);
   }
-  raise(errc::invalid_argument, "invalid memory type " + std::to_string(memory));
+  return unwrap(std::move(out));
 }
 
 // Copies `size` bytes between two places, either of them host or GPU
@@ -150,11 +156,42 @@ void bind_tensor(py::module_& m) {
   m.def(
     "cuda_device_count",
     [] {
+      py::gil_scoped_release unlocked;
       actors::install_device_memory();
       auto provider = runtime::get_device_memory();
       return provider ? provider->device_count() : 0;
     },
     "The number of CUDA devices Conch can use (0 without CUDA, a driver or a device).");
+  m.def(
+    "memory_pools",
+    [] {
+      auto provider = runtime::get_device_memory();
+      py::dict out;
+      runtime::pool_usage pinned = provider ? provider->pinned_pool() : runtime::pool_usage{};
+      out["pinned"] = py::make_tuple(pinned.total_bytes, pinned.used_bytes);
+      py::dict devices;
+      for (int device = 0, n = provider ? provider->device_count() : 0; device < n; ++device) {
+        auto pool = provider->device_pool(device);
+        devices[py::int_(device)] = py::make_tuple(pool.total_bytes, pool.used_bytes);
+      }
+      out["gpu"] = devices;
+      return out;
+    },
+    "The memory pools: {'pinned': (total, used), 'gpu': {device: (total, used)}}, in bytes; "
+    "zeros where there is no pool.");
+  m.def(
+    "cuda_synchronize",
+    [](int64_t device_id) {
+      auto provider = gpus("waiting for a GPU");
+      runtime::status st;
+      {
+        py::gil_scoped_release unlocked;
+        st = provider->synchronize(device_id);
+      }
+      throw_if_error(st);
+    },
+    py::arg("device_id"),
+    "Waits for the work queued on the device's legacy default stream.");
   m.def("copy_bytes", &copy_bytes, py::arg("to"), py::arg("to_memory_type"),
         py::arg("to_memory_type_id"), py::arg("from_"), py::arg("from_memory_type"),
         py::arg("from_memory_type_id"), py::arg("size"),

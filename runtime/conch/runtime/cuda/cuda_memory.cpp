@@ -48,6 +48,33 @@ std::optional<size_t> bytes_from(const void* p) {
   return size - (at - base);
 }
 
+// Makes `device` the calling thread's current device while it lives, then
+// gives the thread back the device it had: an application's thread (a
+// Python thread using cupy, say) keeps the device it chose.
+class device_scope {
+ public:
+  explicit device_scope(int device) {
+    if (cudaGetDevice(&previous_) != cudaSuccess) {
+      (void) cudaGetLastError();
+      previous_ = -1;
+    }
+    if (previous_ != device)
+      status_ = cudaSetDevice(device);
+  }
+  ~device_scope() {
+    if (status_ == cudaSuccess && previous_ >= 0)
+      (void) cudaSetDevice(previous_);
+  }
+  device_scope(const device_scope&) = delete;
+  device_scope& operator=(const device_scope&) = delete;
+
+  cudaError_t status() const noexcept { return status_; }
+
+ private:
+  int previous_ = -1;
+  cudaError_t status_ = cudaSuccess;
+};
+
 } // namespace
 
 int cuda_memory::device_count() const noexcept {
@@ -68,14 +95,15 @@ result<buffer> cuda_memory::allocate_pinned(size_t size) {
 }
 
 result<buffer> cuda_memory::allocate_device(size_t size, int64_t device_id) {
-  if (auto err = cudaSetDevice(static_cast<int>(device_id)); err != cudaSuccess)
-    return cuda_error("cudaSetDevice", err);
+  auto device = static_cast<int>(device_id);
+  device_scope on{device};
+  if (on.status() != cudaSuccess)
+    return cuda_error("cudaSetDevice", on.status());
   void* p = nullptr;
   if (auto err = cudaMalloc(&p, size); err != cudaSuccess)
     return cuda_error("cudaMalloc", err);
-  auto device = static_cast<int>(device_id);
   std::shared_ptr<const void> owner{p, [device](const void* q) {
-    cudaSetDevice(device);
+    device_scope freeing{device};
     cudaFree(const_cast<void*>(q));
   }};
   return buffer{std::move(owner), static_cast<std::byte*>(p), size, memory_type::gpu, device_id};
@@ -89,14 +117,15 @@ result<buffer> cuda_memory::open_ipc_handle(std::string_view raw_handle, int64_t
   cudaIpcMemHandle_t handle;
   std::memcpy(&handle, raw_handle.data(), sizeof handle);
   auto device = static_cast<int>(device_id);
-  if (auto err = cudaSetDevice(device); err != cudaSuccess)
-    return cuda_error("cudaSetDevice", err);
+  device_scope on{device};
+  if (on.status() != cudaSuccess)
+    return cuda_error("cudaSetDevice", on.status());
   void* base = nullptr;
   if (auto err = cudaIpcOpenMemHandle(&base, handle, cudaIpcMemLazyEnablePeerAccess);
       err != cudaSuccess)
     return cuda_error("cudaIpcOpenMemHandle", err);
   std::shared_ptr<const void> owner{base, [device](const void* q) {
-    cudaSetDevice(device);
+    device_scope closing{device};
     cudaIpcCloseMemHandle(const_cast<void*>(q));
   }};
   // The client's byte_size is a claim: bytes past the allocation behind the
@@ -124,11 +153,21 @@ status cuda_memory::copy(const buffer& to, const buffer& from) {
     return status::ok();
   }
   auto device = to.type() == memory_type::gpu ? to.device_id() : from.device_id();
-  if (auto err = cudaSetDevice(static_cast<int>(device)); err != cudaSuccess)
-    return cuda_error("cudaSetDevice", err);
+  device_scope on{static_cast<int>(device)};
+  if (on.status() != cudaSuccess)
+    return cuda_error("cudaSetDevice", on.status());
   if (auto err = cudaMemcpy(to.data(), from.data(), from.size(), cudaMemcpyDefault);
       err != cudaSuccess)
     return cuda_error("cudaMemcpy", err);
+  return status::ok();
+}
+
+status cuda_memory::synchronize(int64_t device_id) {
+  device_scope on{static_cast<int>(device_id)};
+  if (on.status() != cudaSuccess)
+    return cuda_error("cudaSetDevice", on.status());
+  if (auto err = cudaStreamSynchronize(cudaStreamLegacy); err != cudaSuccess)
+    return cuda_error("cudaStreamSynchronize", err);
   return status::ok();
 }
 
