@@ -73,7 +73,7 @@ void stream_call::step_or_hand_off() {
 }
 
 void stream_call::written() {
-  writing.reset();
+  spare.give(std::move(writing));
   forget_bytes(writing_bytes);
   writing_bytes = 0;
 }
@@ -141,7 +141,7 @@ void stream_call::on_response(const stream_request_info& info, runtime::inferenc
   } else if (r.outputs.empty() && r.final && info.decoupled) {
     if (info.empty_final)
       m = stream_empty_final(info);
-  } else if (auto encoded = stream_response(info, r)) {
+  } else if (auto encoded = stream_response(info, r, spare.take())) {
     m = std::move(*encoded);
   } else {
     r.error = encoded.error();

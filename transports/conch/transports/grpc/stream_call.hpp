@@ -48,6 +48,8 @@ struct stream_call : std::enable_shared_from_this<stream_call> {
   finisher* finishing = nullptr;
   /// The read buffer; touched only between StartRead and OnReadDone.
   inference::ModelInferRequest request;
+  /// The last message written, for the next response to fill again.
+  spare_message spare;
 
   std::mutex mutex;
 

@@ -22,6 +22,23 @@ stream_message_ptr identified(const stream_request_info& info) {
   return m;
 }
 
+// Empties a written message for another response, keeping its allocations:
+// cleared strings keep their capacity and repeated fields their cleared
+// entries; the parameters keep `triton_final_response`, which every response
+// sets again. (The message's own Clear() would free the infer_response.)
+void empty_for_reuse(stream_message& m) {
+  m.clear_error_message();
+  auto& r = *m.mutable_infer_response();
+  r.clear_model_name();
+  r.clear_model_version();
+  r.clear_id();
+  r.clear_outputs();
+  r.clear_raw_output_contents();
+  auto& parameters = *r.mutable_parameters();
+  if (parameters.size() != 1 || parameters.count(final_key) == 0)
+    parameters.clear();
+}
+
 } // namespace
 
 stream_message_ptr stream_error(const stream_request_info& info, const runtime::status& st) {
@@ -35,8 +52,13 @@ stream_message_ptr stream_empty_final(const stream_request_info& info) {
 }
 
 runtime::result<stream_message_ptr> stream_response(const stream_request_info& info,
-                                                    const runtime::inference_response& r) {
-  auto m = std::make_unique<stream_message>();
+                                                    const runtime::inference_response& r,
+                                                    stream_message_ptr reuse) {
+  auto m = std::move(reuse);
+  if (m)
+    empty_for_reuse(*m);
+  else
+    m = std::make_unique<stream_message>();
   CONCH_RUNTIME_RETURN_IF_ERROR(
     encode_infer_response(r, info.encoding, *m->mutable_infer_response()));
   set_final(*m->mutable_infer_response(), r.final);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -42,9 +43,34 @@ stream_message_ptr stream_error(const stream_request_info& info, const runtime::
 stream_message_ptr stream_empty_final(const stream_request_info& info);
 
 /// The message of a successful response, with `triton_final_response` set
-/// to `final`; the errors of encode_infer_response.
+/// to `final`; the errors of encode_infer_response. `reuse`, when not null,
+/// is a message written before: it is emptied and filled again, keeping the
+/// strings, output entries and parameter its last response allocated.
 runtime::result<stream_message_ptr> stream_response(const stream_request_info& info,
-                                                    const runtime::inference_response& r);
+                                                    const runtime::inference_response& r,
+                                                    stream_message_ptr reuse = nullptr);
+
+/// One written message kept for the stream's next response, handed over
+/// without a lock: the write that finished gives, the next response takes.
+class spare_message {
+ public:
+  spare_message() = default;
+  spare_message(const spare_message&) = delete;
+  spare_message& operator=(const spare_message&) = delete;
+  ~spare_message() { delete slot_.load(std::memory_order_relaxed); }
+
+  /// Keeps `m` (dropping the one kept before, if any).
+  void give(stream_message_ptr m) noexcept {
+    delete slot_.exchange(m.release(), std::memory_order_acq_rel);
+  }
+  /// The message kept, or null.
+  stream_message_ptr take() noexcept {
+    return stream_message_ptr{slot_.exchange(nullptr, std::memory_order_acq_rel)};
+  }
+
+ private:
+  std::atomic<stream_message*> slot_{nullptr};
+};
 
 /// True when `request` sets `triton_enable_empty_final_response` to true.
 bool empty_final_requested(const inference::ModelInferRequest& request);
