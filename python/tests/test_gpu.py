@@ -378,6 +378,90 @@ def test_bad_handles_are_refused_and_the_server_serves_on(server, kind: str) -> 
     assert triton.is_server_live() and triton.is_server_ready()
 
 
+SLOW_ADD_MODEL = b"""
+import os
+import time
+import triton_python_backend_utils as pb_utils
+
+
+class TritonPythonModel:
+    def initialize(self, args):
+        self.started = os.path.join(args["model_repository"], "started")
+
+    def execute(self, requests):
+        open(self.started, "w").close()  # the test unregisters now
+        time.sleep(1.0)
+        out = []
+        for request in requests:
+            a = pb_utils.get_input_tensor_by_name(request, "INPUT0").as_numpy()
+            b = pb_utils.get_input_tensor_by_name(request, "INPUT1").as_numpy()
+            out.append(pb_utils.InferenceResponse([pb_utils.Tensor("OUTPUT0", a + b)]))
+        return out
+"""
+
+
+@pytest.mark.parametrize("kind", ["http", "grpc"])
+def test_a_region_unregistered_while_a_request_uses_it_lasts_until_it_is_done(
+        tmp_path, kind: str) -> None:
+    import concurrent.futures
+    import tritonclient.utils.cuda_shared_memory as cudashm
+    (tmp_path / "slow_add" / "1").mkdir(parents=True)
+    (tmp_path / "slow_add" / "1" / "model.py").write_bytes(SLOW_ADD_MODEL)
+    (tmp_path / "slow_add" / "config.pbtxt").write_text(
+        'name: "slow_add"\nbackend: "python"\nmax_batch_size: 0\n'
+        'input [ { name: "INPUT0" data_type: TYPE_INT32 dims: [ 1, 16 ] },\n'
+        '        { name: "INPUT1" data_type: TYPE_INT32 dims: [ 1, 16 ] } ]\n'
+        'output [ { name: "OUTPUT0" data_type: TYPE_INT32 dims: [ 1, 16 ] } ]\n')
+    process = Serve("--model-repository", str(tmp_path), "--http-port", "0",
+                    "--allow-client-shm", "true", "--metrics-port", "0")
+    try:
+        http = int(process.wait_for(LISTENING).group(1))
+        grpc = int(process.wait_for(GRPC).group(1))
+        port = http if kind == "http" else grpc
+        client, triton = _clients(kind, port)
+        in0 = np.arange(16, dtype=np.int32)
+        regions = {name: cudashm.create_shared_memory_region(name, SIMPLE_BYTES, 0)
+                   for name in ("in0", "out0")}
+        try:
+            cudashm.set_shared_memory_region(regions["in0"], [in0])
+            for name, handle in regions.items():
+                triton.register_cuda_shared_memory(name, cudashm.get_raw_handle(handle), 0,
+                                                   SIMPLE_BYTES)
+
+            def infer():
+                _, own = _clients(kind, port)  # a client per thread
+                inputs = [client.InferInput("INPUT0", [1, 16], "INT32"),
+                          client.InferInput("INPUT1", [1, 16], "INT32")]
+                inputs[0].set_shared_memory("in0", SIMPLE_BYTES)
+                inputs[1].set_data_from_numpy(np.full((1, 16), 5, dtype=np.int32))
+                output = client.InferRequestedOutput("OUTPUT0")
+                output.set_shared_memory("out0", SIMPLE_BYTES)
+                return own.infer("slow_add", inputs, outputs=[output])
+
+            with concurrent.futures.ThreadPoolExecutor(1) as pool:
+                pending = pool.submit(infer)
+                started = tmp_path / "slow_add" / "started"
+                deadline = time.monotonic() + 30
+                while not started.exists() and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                assert started.exists(), "the request never reached the model"
+                triton.unregister_cuda_shared_memory()
+                # Listed (and its name taken) until the request is done.
+                status = triton.get_cuda_shared_memory_status()
+                assert len(status if kind == "http" else status.regions) == 2
+                pending.result(timeout=60)
+            got = cudashm.get_contents_as_numpy(regions["out0"], np.int32, [1, 16])
+            np.testing.assert_array_equal(got[0], in0 + 5)
+            status = triton.get_cuda_shared_memory_status()
+            assert len(status if kind == "http" else status.regions) == 0
+            assert triton.is_server_live()
+        finally:
+            for handle in regions.values():
+                cudashm.destroy_shared_memory_region(handle)
+    finally:
+        process.kill()
+
+
 # -- metrics -------------------------------------------------------------------
 
 
