@@ -56,8 +56,8 @@ class Options:
     #: Ignored: Conch has no rate limiter.
     rate_limiter_resources: list[RateLimiterResource] = field(default_factory=list)
     #: Bytes of pinned host memory allocated at start that pinned buffers are
-    #: cut from first; 0: none. Where CUDA finds a GPU, the first server the
-    #: process starts allocates the pools; later ones share them.
+    #: cut from first; 0: none. Only where CUDA finds a GPU. Servers running
+    #: at once share the pools the first of them allocated.
     pinned_memory_pool_size: int = 1 << 28
     #: GPU -> bytes of its CUDA memory pool; a GPU not listed gets 64 MiB.
     cuda_memory_pool_sizes: dict[int, int] = field(default_factory=dict)

@@ -13,6 +13,7 @@ import base64
 import os
 import pathlib
 import re
+import time
 import urllib.request
 from typing import Iterator
 

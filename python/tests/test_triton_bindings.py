@@ -196,6 +196,17 @@ def test_options_take_tritons_setters_and_refuse_what_triton_refuses(
     o.set_host_policy("policy", "numa-node", "0")
 
 
+def test_the_memory_pool_sizes_reach_the_server_options() -> None:
+    from conch._triton_c._server import _options_of
+    o = b.TRITONSERVER_ServerOptions()
+    o.set_pinned_memory_pool_byte_size(1024)
+    o.set_cuda_memory_pool_byte_size(0, 2048)
+    o.set_cuda_memory_pool_byte_size(1, 0)
+    native = _options_of(o)._to_native()
+    assert native.pinned_memory_pool_byte_size == 1024
+    assert native.cuda_memory_pool_byte_size == {0: 2048, 1: 0}
+
+
 def test_log_setters_change_logging_at_once(tmp_path: pathlib.Path) -> None:
     log = tmp_path / "bindings.log"
     o = b.TRITONSERVER_ServerOptions()

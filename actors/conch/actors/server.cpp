@@ -54,8 +54,9 @@ runtime::result<server> server::start(caf::actor_system& sys, server_options opt
                  << (options.model_repository.size() == 1 ? "y" : "ies");
   // Before the core: its shared-memory registry keeps the provider it sees.
   install_device_memory();
-  install_memory_pools(options);
+  auto pools = install_memory_pools(options);
   auto c = std::make_shared<core>();
+  c->memory_pools = std::move(pools);
   c->sys = &sys;
   c->options = options;
   c->metrics = std::make_shared<runtime::statistics::metrics_registry>(std::move(*settings));

@@ -66,8 +66,9 @@ struct server_options {
   int32_t gpu_count = -1;
   /// Bytes of pinned host memory allocated at start that pinned buffers are
   /// cut from first (Triton's --pinned-memory-pool-byte-size); 0: none. The
-  /// pools belong to the process, as Triton's do: the first server started
-  /// where CUDA finds a GPU allocates them, and later servers share them.
+  /// pools belong to the process, as Triton's do: a server started where
+  /// CUDA finds a GPU allocates them, servers running at once share them,
+  /// and they go with the last (install_memory_pools).
   uint64_t pinned_memory_pool_byte_size = uint64_t{256} << 20;
   /// GPU -> bytes of its CUDA memory pool, allocated at start likewise
   /// (Triton's --cuda-memory-pool-byte-size); a GPU not listed gets 64 MiB,

@@ -52,6 +52,8 @@ def _options_of(o: TRITONSERVER_ServerOptions) -> Options:
         gpu_metrics=o.gpu_metrics,
         cpu_metrics=o.cpu_metrics,
         metrics_interval=o.metrics_interval,
+        pinned_memory_pool_size=o.pinned_memory_pool_byte_size,
+        cuda_memory_pool_sizes=dict(o.cuda_memory_pool_byte_size),
         log_file=log["log_file"] or None,
         log_info=log["log_info"],
         log_warn=log["log_warning"],

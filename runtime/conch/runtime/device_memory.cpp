@@ -19,6 +19,22 @@ void set_device_memory(std::shared_ptr<device_memory> p) {
   provider = std::move(p);
 }
 
+std::shared_ptr<device_memory> set_device_memory_if_absent(std::shared_ptr<device_memory> p) {
+  std::lock_guard<std::mutex> guard{provider_mu};
+  if (!provider)
+    provider = std::move(p);
+  return provider;
+}
+
+bool replace_device_memory(const std::shared_ptr<device_memory>& expected,
+                           std::shared_ptr<device_memory> p) {
+  std::lock_guard<std::mutex> guard{provider_mu};
+  if (provider != expected)
+    return false;
+  provider = std::move(p);
+  return true;
+}
+
 std::shared_ptr<device_memory> get_device_memory() {
   std::lock_guard<std::mutex> guard{provider_mu};
   return provider;

@@ -65,6 +65,15 @@ class device_memory {
 /// Installs the process-wide provider (thread-safe; the last call wins).
 void set_device_memory(std::shared_ptr<device_memory> provider);
 
+/// Installs `provider` unless a provider is installed already; returns the
+/// one installed now (either). Thread-safe.
+std::shared_ptr<device_memory> set_device_memory_if_absent(std::shared_ptr<device_memory> provider);
+
+/// Installs `provider` in place of `expected` if `expected` is still the one
+/// installed; true when it was. Thread-safe.
+bool replace_device_memory(const std::shared_ptr<device_memory>& expected,
+                           std::shared_ptr<device_memory> provider);
+
 /// The installed provider, or null.
 std::shared_ptr<device_memory> get_device_memory();
 

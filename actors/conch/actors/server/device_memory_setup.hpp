@@ -1,5 +1,7 @@
 #pragma once
 
+#include <memory>
+
 #include "conch/actors/server_options.hpp"
 
 namespace conch::actors {
@@ -11,10 +13,16 @@ namespace conch::actors {
 /// provider then reports no devices. Thread-safe.
 void install_device_memory();
 
-/// Wraps the installed provider in the pinned and CUDA memory pools that
-/// `options` ask for, once per process, when it reports a GPU; a pool that
-/// cannot be allocated is logged and left out. Pools already installed (by
-/// an earlier server) are kept as they are. Thread-safe.
-void install_memory_pools(const server_options& options);
+/// What keeps the process's memory pools installed: each server holds one.
+using memory_pool_lease = std::shared_ptr<void>;
+
+/// The pinned and CUDA memory pools `options` ask for, wrapped around the
+/// installed provider where it reports a GPU (null where it does not). The
+/// pools belong to the process: a server started while they are installed
+/// shares them (with a warning when it asks for other sizes), and when the
+/// last lease goes the provider they wrap is installed again, as Triton
+/// frees its pools with its server. A pool that cannot be allocated is
+/// logged and left out. Thread-safe.
+memory_pool_lease install_memory_pools(const server_options& options);
 
 } // namespace conch::actors

@@ -39,6 +39,8 @@ struct server::core {
   std::shared_ptr<services::tracer> traces;
   supervisor_actor supervisor;
   repository_actor repository;
+  /// Keeps the process's memory pools installed while the server lives.
+  std::shared_ptr<void> memory_pools;
   /// The CPU and GPU gauge sampler; null when there is nothing to sample.
   gauge_sampler_actor gauge_sampler;
   /// Set by the first stop().

@@ -6,7 +6,8 @@ std::shared_ptr<block_pool> block_pool::make(buffer block) {
   return std::make_shared<block_pool>(std::move(block));
 }
 
-block_pool::block_pool(buffer block) : block_(std::move(block)), ranges_(block_.size()) {}
+block_pool::block_pool(buffer block)
+  : block_(std::move(block)), ranges_(block_.size(), pool_alignment) {}
 
 std::optional<buffer> block_pool::allocate(size_t size) {
   std::optional<size_t> offset;

@@ -11,6 +11,9 @@
 
 namespace conch::runtime::memory_pool {
 
+/// The alignment of every range a pool hands out, as cudaMalloc's.
+inline constexpr size_t pool_alignment = 256;
+
 /// One block of memory allocated up front (pinned host memory, or memory on
 /// one GPU) that smaller buffers are cut from. A buffer cut from it keeps the
 /// pool alive and gives its range back when its last copy goes, from any
@@ -22,7 +25,11 @@ class block_pool : public std::enable_shared_from_this<block_pool> {
 
   /// `size` bytes from the pool, in the block's memory type and device, or
   /// nullopt when no free range is large enough (the caller then allocates
-  /// elsewhere). Ranges are aligned to 256 bytes, as cudaMalloc's are.
+  /// elsewhere). Ranges are aligned to pool_alignment. A GPU range is handed
+  /// out again as soon as its last buffer goes, without waiting for work
+  /// still queued on it (cudaFree would wait; Triton's CUDA pool does not
+  /// either): whoever hands GPU memory to a stream keeps the buffer until
+  /// that work is done.
   std::optional<buffer> allocate(size_t size);
 
   /// The pool's size and the bytes now handed out.

@@ -9,8 +9,10 @@ namespace {
 // The block for one pool, or the reason it could not be had.
 result<buffer> allocate_block(device_memory& inner, memory_type type, int64_t device_id,
                               uint64_t bytes) {
-  if (bytes > std::numeric_limits<size_t>::max())
+  // A pool hands out whole 256-byte units: a smaller size still gets one.
+  if (bytes > std::numeric_limits<size_t>::max() - pool_alignment)
     return invalid_argument(std::to_string(bytes) + " bytes do not fit in this address space");
+  bytes = (bytes + pool_alignment - 1) & ~uint64_t{pool_alignment - 1};
   return type == memory_type::gpu ? inner.allocate_device(static_cast<size_t>(bytes), device_id)
                                   : inner.allocate_pinned(static_cast<size_t>(bytes));
 }
@@ -19,6 +21,7 @@ result<buffer> allocate_block(device_memory& inner, memory_type type, int64_t de
 
 pool_setup make_pools(std::shared_ptr<device_memory> inner, const pool_sizes& sizes) {
   pool_setup out;
+  out.sizes = sizes;
   std::shared_ptr<block_pool> pinned;
   if (sizes.pinned_bytes > 0) {
     auto block = allocate_block(*inner, memory_type::cpu_pinned, 0, sizes.pinned_bytes);

@@ -22,6 +22,8 @@ struct pool_sizes {
 
 /// What building the pools did.
 struct pool_setup {
+  /// The sizes asked for.
+  pool_sizes sizes;
   /// The provider to install: `inner` wrapped in the pools.
   std::shared_ptr<pooled_device_memory> provider;
   /// One line per pool that could not be allocated (it is left out, and its

@@ -35,10 +35,13 @@ std::optional<size_t> range_allocator::allocate(size_t size) {
   return offset;
 }
 
-void range_allocator::release(size_t offset, size_t size) {
+void range_allocator::release(size_t offset, size_t size) noexcept {
   size_t length = round_up(size);
   assert(length != 0 && offset + length <= capacity_);
-  used_ -= length;
+  // The free range is put back below before used_ goes down: when that
+  // fails (memory for an index node), the range stays taken rather than
+  // the process ending in a deleter.
+  size_t taken = length;
   // Merge with the free range that ends where this one starts, and with the
   // one that starts where it ends.
   auto next = by_offset_.lower_bound(offset);
@@ -54,7 +57,12 @@ void range_allocator::release(size_t offset, size_t size) {
     length += next->second;
     erase_free(next);
   }
-  insert_free(offset, length);
+  try {
+    insert_free(offset, length);
+  } catch (...) {
+    return;  // lost to this pool (with the neighbours merged into it)
+  }
+  used_ -= taken;
 }
 
 size_t range_allocator::largest_free() const noexcept {
@@ -62,8 +70,13 @@ size_t range_allocator::largest_free() const noexcept {
 }
 
 void range_allocator::insert_free(size_t offset, size_t size) {
-  by_offset_.emplace(offset, size);
-  by_size_.emplace(size, offset);
+  auto [at, added] = by_offset_.emplace(offset, size);
+  try {
+    by_size_.emplace(size, offset);
+  } catch (...) {
+    by_offset_.erase(at);
+    throw;
+  }
 }
 
 void range_allocator::erase_free(std::map<size_t, size_t>::iterator at) {

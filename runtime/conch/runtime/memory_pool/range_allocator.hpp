@@ -23,8 +23,10 @@ class range_allocator {
   /// still takes one alignment unit, so each offset has one owner.
   std::optional<size_t> allocate(size_t size);
 
-  /// Gives back the range `allocate(size)` returned at `offset`.
-  void release(size_t offset, size_t size);
+  /// Gives back the range `allocate(size)` returned at `offset`. Never
+  /// throws: should the bookkeeping fail for want of memory, the range (and
+  /// the free neighbours it was merged with) stays out of use.
+  void release(size_t offset, size_t size) noexcept;
 
   /// The block's size (rounded down to the alignment).
   size_t capacity() const noexcept { return capacity_; }

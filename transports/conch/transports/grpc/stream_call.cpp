@@ -73,7 +73,12 @@ void stream_call::step_or_hand_off() {
 }
 
 void stream_call::written() {
-  spare.give(std::move(writing));
+  // A large message is let go of: a stream must not hold the largest
+  // response it ever wrote for as long as it stays open.
+  if (writing_bytes <= max_spare_bytes)
+    spare.give(std::move(writing));
+  else
+    writing.reset();
   forget_bytes(writing_bytes);
   writing_bytes = 0;
 }

@@ -48,8 +48,10 @@ struct stream_call : std::enable_shared_from_this<stream_call> {
   finisher* finishing = nullptr;
   /// The read buffer; touched only between StartRead and OnReadDone.
   inference::ModelInferRequest request;
-  /// The last message written, for the next response to fill again.
+  /// The last message written, for the next response to fill again; kept
+  /// only when it took at most max_spare_bytes.
   spare_message spare;
+  static constexpr size_t max_spare_bytes = 64 * 1024;
 
   std::mutex mutex;
 
