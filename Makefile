@@ -28,7 +28,7 @@ PIP_BUILD  = --config-settings=build-dir=$(BUILD) \
 IDENTITY_ONNX = python/examples/example_model_repository/identity/1/model.onnx
 SEQUENCE_ONNX = python/examples/example_model_repository/simple_sequence/1/model.onnx
 
-.PHONY: all setup build install python wheel device-bundle examples run test asan tsan fuzz soak attack bench bench-peers image rollout clean
+.PHONY: all setup build install python wheel device-bundle examples run test check-headers asan tsan fuzz soak attack bench bench-peers image rollout clean
 
 all: build
 
@@ -105,13 +105,19 @@ run: python
 # package instead.
 test: build python examples
 	cd $(BUILD) && ctest -j$(JOBS) --output-on-failure --timeout 300 -E '^conch_python_tests$$'
-	.venv/bin/python -m pytest -q python/tests
+	.venv/bin/python -m pytest -q --durations=15 python/tests
+
+# Every installed header compiles on its own, warning-free
+# (tests/package/CMakeLists.txt); also built by `make asan`.
+check-headers: build
+	cmake --build $(BUILD) -j$(JOBS) --target conch_header_check
 
 $(ASAN)/CMakeCache.txt:
 	cmake -S . -B $(ASAN) $(CMAKE_ARGS) -DCMAKE_BUILD_TYPE=Debug -DCONCH_SANITIZE=ON
 
 asan: setup $(ASAN)/CMakeCache.txt
 	cmake --build $(ASAN) -j$(JOBS)
+	cmake --build $(ASAN) -j$(JOBS) --target conch_header_check
 	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:suppressions=$(CURDIR)/cmake/ubsan.supp \
 	  ctest -j$(JOBS) --output-on-failure --timeout 600
 
