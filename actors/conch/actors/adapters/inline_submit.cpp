@@ -25,16 +25,25 @@ size_t input_bytes(const runtime::inference_request& request) noexcept {
   return total;
 }
 
+// The vector of this thread's last inline run, emptied, for its next: a run
+// costs no allocation for its batch of one. A run nested in another (a
+// model's own request run here) finds it taken and makes its own.
+thread_local runtime::backends::batch spare_batch;
+
 void run_leased(const version_entry& version, size_t index, const runtime::job_ptr& job) {
   auto& lane = *version.lane;
   const auto& bound = lane.bound(index);
   const auto& held = thread_held_responses();
   job->set_model_observer(version.stats);
   job->set_router(held);
-  runtime::backends::batch jobs{job};
+  runtime::backends::batch jobs = std::move(spare_batch);
+  jobs.clear();
+  jobs.push_back(job);
   bool healthy = execute_batch(
     {*bound.instance, bound.context, *version.stats, false, version.config->max_batch_size()},
     jobs);
+  jobs.clear();
+  spare_batch = std::move(jobs);
   if (lane.release(index, !healthy))
     caf::anon_send(version.scheduler, credit_atom_v, index, !healthy);
   job->clear_router();

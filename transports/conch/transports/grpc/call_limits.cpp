@@ -57,16 +57,12 @@ runtime::status call_limits::check(const ::grpc::ServerContextBase& ctx,
 }
 
 runtime::result<protocol::admission::ticket> call_limits::admit(size_t bytes) const {
-  auto ticket = admission_.try_admit();
-  if (!ticket)
+  auto place = admission_.try_take();
+  if (!place)
     return runtime::unavailable("the server is busy: too many requests in flight");
   if (bytes == 0)
-    return ticket;
-  // One ticket holds both places: the request's and its bytes'.
-  struct places {
-    protocol::admission::ticket request;
-    runtime::statistics::byte_ticket bytes;
-  };
+    return protocol::admission::ticket{
+      std::make_shared<protocol::admission::place>(std::move(place))};
   if (input_ != nullptr && input_->limit() != 0 && bytes > input_->limit()) {
     // It could never be admitted: too large, not busy, so that it is not retried.
     stats_->count(runtime::statistics::request_refusal::body_size);
@@ -74,13 +70,19 @@ runtime::result<protocol::admission::ticket> call_limits::admit(size_t bytes) co
                                      + " bytes exceeds the whole budget of requests in flight, "
                                      + std::to_string(input_->limit()) + " bytes");
   }
+  // One ticket, in one allocation, holds both places: the request's and its
+  // bytes'.
+  struct places {
+    protocol::admission::place request;
+    runtime::statistics::byte_ticket bytes;
+  };
   auto both = std::make_shared<places>();
   if (!both->bytes.take(input_, bytes)) {
     stats_->count(runtime::statistics::request_refusal::input_budget);
     return runtime::unavailable("the server is busy: requests in flight exceed "
                                 + std::to_string(input_->limit()) + " bytes");
   }
-  both->request = std::move(ticket);
+  both->request = std::move(place);
   return protocol::admission::ticket{std::move(both)};
 }
 

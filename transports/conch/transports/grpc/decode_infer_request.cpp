@@ -45,7 +45,7 @@ runtime::status decode_inputs(inference::ModelInferRequest& m, decoded_infer& ou
     if (!t)
       return t.error();
     CONCH_RUNTIME_RETURN_IF_ERROR(
-      protocol::check_parameter_count("input '" + in.name() + "'", in.parameters().size()));
+      protocol::check_parameter_count("input", in.name(), in.parameters().size()));
     auto shm = shared_memory_parameters(in.parameters());
     if (!shm)
       return shm.error().with_prefix("input '" + in.name() + "': ");
@@ -86,7 +86,7 @@ runtime::status decode_inputs(inference::ModelInferRequest& m, decoded_infer& ou
 runtime::status decode_output(const inference::ModelInferRequest::InferRequestedOutputTensor& o,
                               decoded_infer& out) {
   CONCH_RUNTIME_RETURN_IF_ERROR(
-    protocol::check_parameter_count("output '" + o.name() + "'", o.parameters().size()));
+    protocol::check_parameter_count("output", o.name(), o.parameters().size()));
   requested_output wanted;
   wanted.name = o.name();
   auto shm = shared_memory_parameters(o.parameters());

@@ -26,7 +26,7 @@ void stream_call::step() {
   }
   while (!ordered.empty() && ordered.begin()->second) {
     writes.push_back(std::move(ordered.begin()->second));
-    ordered.erase(ordered.begin());
+    spare_ordered.keep(ordered.extract(ordered.begin()));
   }
   if (!writing && !writes.empty()) {
     writing = std::move(writes.front());
@@ -165,7 +165,7 @@ void stream_call::on_response(const stream_request_info& info, runtime::inferenc
       // Its bytes leave the budget before its answer can reach the client,
       // so a client that has its answer never sees them still counted.
       done.admitted.reset();
-      inflight.erase(i);
+      spare_inflight.keep(inflight.extract(i));
       --outstanding;
       // A response that failed to encode ends its request early.
       if (!was_final && done.cancel)
@@ -177,7 +177,7 @@ void stream_call::on_response(const stream_request_info& info, runtime::inferenc
     } else if (m && end_status) {
       // The stream is ending: nobody will read this.
       if (!info.decoupled)
-        ordered.erase(info.seq);
+        spare_ordered.keep(ordered.extract(info.seq));
     } else if (m) {
       if (queue(info, std::move(m))) {
         // The client does not read: give up on the stream rather than
@@ -190,7 +190,7 @@ void stream_call::on_response(const stream_request_info& info, runtime::inferenc
         limits->stats()->backlog_closes.fetch_add(1, std::memory_order_relaxed);
       }
     } else if (!info.decoupled) {
-      ordered.erase(info.seq);
+      spare_ordered.keep(ordered.extract(info.seq));
     }
     step_or_hand_off();
   }
@@ -230,8 +230,8 @@ void stream_call::submit(const std::shared_ptr<stream_call>& self) {
     info.seq = next_seq++;
     ++outstanding;
     if (!info.decoupled)
-      ordered.emplace(info.seq, nullptr);
-    inflight.emplace(info.seq, pending{nullptr, std::move(admitted)});
+      spare_ordered.insert(ordered, info.seq, nullptr);
+    spare_inflight.insert(inflight, info.seq, pending{nullptr, std::move(admitted)});
   }
   if (!prepared) {
     runtime::inference_response r;

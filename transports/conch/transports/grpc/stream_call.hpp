@@ -18,6 +18,7 @@
 #include "conch/transports/grpc/finisher.hpp"
 #include "conch/transports/grpc/infer_call_settings.hpp"
 #include "conch/transports/grpc/inflight_calls.hpp"
+#include "conch/transports/grpc/spare_nodes.hpp"
 #include "conch/transports/grpc/stream_messages.hpp"
 
 namespace conch::transports::grpc {
@@ -69,6 +70,9 @@ struct stream_call : std::enable_shared_from_this<stream_call> {
   size_t writing_bytes = 0;   // of `writing`
   size_t pending_bytes = 0;   // of the messages queued and being written
   std::unordered_map<uint64_t, pending> inflight;
+  /// The map nodes of answered requests, for the next requests' entries.
+  spare_nodes<std::map<uint64_t, stream_message_ptr>> spare_ordered;
+  spare_nodes<std::unordered_map<uint64_t, pending>> spare_inflight;
   size_t outstanding = 0;
   uint64_t next_seq = 0;
   bool reading = false;

@@ -30,6 +30,17 @@ runtime::status check_parameter_count(std::string_view owner, size_t count) {
   return check(owner, "parameters", count, max_request_parameters);
 }
 
+runtime::status check_parameter_count(std::string_view kind, std::string_view name,
+                                      size_t count) {
+  if (count <= max_request_parameters)
+    return runtime::status::ok();
+  std::string owner{kind};
+  owner += " '";
+  owner += name;
+  owner += "'";
+  return check_parameter_count(owner, count);
+}
+
 runtime::status repeated_input(std::string_view name) {
   return runtime::invalid_argument("input '" + std::string{name} + "' already exists in request");
 }

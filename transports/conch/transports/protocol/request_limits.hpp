@@ -32,6 +32,11 @@ runtime::status check_output_count(size_t count);
 /// max_request_parameters.
 runtime::status check_parameter_count(std::string_view owner, size_t count);
 
+/// check_parameter_count for the tensor `name` of `kind` ("input",
+/// "output"), whose owner ("input 'x'") is spelled only when the count is
+/// refused.
+runtime::status check_parameter_count(std::string_view kind, std::string_view name, size_t count);
+
 /// invalid_argument "input '<name>' already exists in request" (Triton's text).
 runtime::status repeated_input(std::string_view name);
 

@@ -24,6 +24,9 @@ TEST(request_limits, a_count_past_a_limit_is_invalid_argument_naming_it) {
   auto params = check_parameter_count("input 'x'", 1025);
   EXPECT_EQ(params.code(), errc::invalid_argument);
   EXPECT_EQ(params.message(), "input 'x' has 1025 parameters, more than the limit of 1024");
+  EXPECT_TRUE(check_parameter_count("output", "y", 1024));
+  auto named = check_parameter_count("output", "y", 1025);
+  EXPECT_EQ(named.message(), "output 'y' has 1025 parameters, more than the limit of 1024");
 }
 
 TEST(request_limits, repeated_names_use_the_protocol_texts) {

@@ -101,7 +101,7 @@ status decode_input(const rapidjson::Value& input, binary_section& binary, std::
   const auto* params = find_member(input, "parameters");
   if (params != nullptr && params->IsObject())
     CONCH_RUNTIME_RETURN_IF_ERROR(
-      protocol::check_parameter_count("input '" + t.name + "'", params->MemberCount()));
+      protocol::check_parameter_count("input", t.name, params->MemberCount()));
   if (*kind == content::binary) {
     CONCH_RUNTIME_RETURN_IF_ERROR(read_binary(*params, binary, model, t));
   } else if (*kind == content::shared_memory) {

@@ -28,7 +28,7 @@ status read_parameters(const rapidjson::Value& params, output_encoding& o) {
   if (!params.IsObject())
     return parse_error("parameters", "expected an object");
   CONCH_RUNTIME_RETURN_IF_ERROR(
-    protocol::check_parameter_count("output '" + o.name + "'", params.MemberCount()));
+    protocol::check_parameter_count("output", o.name, params.MemberCount()));
   CONCH_RUNTIME_RETURN_IF_ERROR(check_combinations(params));
   CONCH_RUNTIME_RETURN_IF_ERROR(read_uint(params, "classification", o.classification));
   CONCH_RUNTIME_RETURN_IF_ERROR(read_bool(params, "binary_data", o.binary));
