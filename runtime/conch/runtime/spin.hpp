@@ -48,6 +48,28 @@ struct spin_record {
   void missed() noexcept { credit = std::max(credit - 2, 0); }
 };
 
+/// The mean of a waiter's recent idle gaps, from going idle to its next
+/// event: each new gap weighs an eighth, and counts as at most `cap`, so that
+/// one long pause (a client that stops for a minute) is soon outweighed by
+/// the gaps after it. A spin is worth trying only while the mean is short: a
+/// gap longer than a sleep and a wake-up cost is cheaper slept through, even
+/// when a spin would catch its end. Not thread-safe: one per waiting thread.
+class gap_mean {
+ public:
+  explicit gap_mean(std::chrono::nanoseconds cap) noexcept : cap_(cap) {}
+
+  void add(std::chrono::nanoseconds gap) noexcept {
+    gap = std::clamp(gap, std::chrono::nanoseconds{0}, cap_);
+    mean_ += (gap - mean_) / 8;
+  }
+
+  std::chrono::nanoseconds value() const noexcept { return mean_; }
+
+ private:
+  std::chrono::nanoseconds cap_;
+  std::chrono::nanoseconds mean_{0};
+};
+
 /// Whether a spin gives its core to other runnable threads between checks.
 enum class spin_yield { no, yes };
 
