@@ -128,9 +128,10 @@ void stream_worker(const settings& s, int index, shared_state& shared,
   inference::ModelStreamInferResponse response;
   grpc::ClientContext ctx;
   auto stream = stub->ModelStreamInfer(&ctx);
+  bool broke = false;
   run_worker(shared, samples, [&] {
     if (!stream->Write(request) || !stream->Read(&response)) {
-      shared.fail(grpc::Status{grpc::StatusCode::UNAVAILABLE, "the stream broke"});
+      broke = true;  // the server's status says why, below
       return false;
     }
     if (!response.error_message().empty()) {
@@ -139,9 +140,14 @@ void stream_worker(const settings& s, int index, shared_state& shared,
     }
     return true;
   });
-  stream->WritesDone();
+  if (!broke)
+    stream->WritesDone();
   auto st = stream->Finish();
-  if (!st.ok() && shared.phase.load() != done)
+  if (broke)
+    shared.fail(st.ok() ? grpc::Status{grpc::StatusCode::UNAVAILABLE,
+                                       "the stream broke; the server ended it OK"}
+                        : grpc::Status{st.error_code(), "the stream broke: " + st.error_message()});
+  else if (!st.ok() && shared.phase.load() != done)
     shared.fail(st);
 }
 

@@ -16,6 +16,8 @@ import logging
 from types import ModuleType
 from typing import Any
 
+from .._errors import TritonError
+
 # In a module of their own, where the backend modules import them from, so
 # that none of those imports this package, which loads them by name.
 from .errors import BackendError, ExecutionAbandoned, describe
@@ -41,8 +43,6 @@ def _backend(name: str) -> ModuleType:
 
 
 def _guard(what: str, fn: Any, *args: Any) -> Any:
-    from .._errors import TritonError
-
     try:
         return fn(*args)
     except BackendError:

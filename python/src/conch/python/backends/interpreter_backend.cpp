@@ -152,9 +152,12 @@ class python_readiness_probe final : public rb::readiness_probe,
 
 class interpreter_instance final : public rb::backend_instance {
  public:
-  interpreter_instance(py_ref runner, std::shared_ptr<const model_facts> facts,
+  /// `execute` is conch._backend.execute, looked up once: importing the
+  /// module for each batch cost a request a few microseconds.
+  interpreter_instance(py_ref runner, py_ref execute, std::shared_ptr<const model_facts> facts,
                        std::shared_ptr<rb::readiness_probe> readiness)
-    : runner_(std::move(runner)), facts_(std::move(facts)), readiness_(std::move(readiness)) {}
+    : runner_(std::move(runner)), execute_(std::move(execute)), facts_(std::move(facts)),
+      readiness_(std::move(readiness)) {}
 
   std::shared_ptr<rb::readiness_probe> readiness() const override { return readiness_; }
 
@@ -168,6 +171,7 @@ class interpreter_instance final : public rb::backend_instance {
         e.discard_as_unraisable("conch: finalizing a model instance");
       }
       runner_.reset();
+      execute_.reset();
     });
   }
 
@@ -190,7 +194,7 @@ class interpreter_instance final : public rb::backend_instance {
       for (auto& job : jobs)
         runtime::backends::common::mark_input_end(*job);
       executing_scope scope{*execution_};
-      python_half().attr("execute")(py::handle(runner_.get()), batch);
+      py::handle(execute_.get())(py::handle(runner_.get()), batch);
     });
     for (auto& r : requests) {
       r->execute_returned();
@@ -226,6 +230,7 @@ class interpreter_instance final : public rb::backend_instance {
 
  private:
   py_ref runner_;
+  py_ref execute_;
   std::shared_ptr<const model_facts> facts_;
   std::shared_ptr<rb::readiness_probe> readiness_;
   std::shared_ptr<execution_state> execution_ = std::make_shared<execution_state>();
@@ -243,6 +248,7 @@ class interpreter_model final : public rb::backend_model {
   runtime::result<std::unique_ptr<rb::backend_instance>>
   create_instance(const rb::instance_context& ctx) override {
     py_ref instance;
+    py_ref execute;
     std::shared_ptr<rb::readiness_probe> readiness;
     auto outcome = call_python([&] {
       py::dict d;
@@ -250,16 +256,19 @@ class interpreter_model final : public rb::backend_model {
       d["kind"] = kind_name(ctx.kind);
       d["device_id"] = ctx.device_id;
       d["index"] = ctx.index;
-      auto made = python_half().attr("create_instance")(py::handle(runner_.get()), d);
+      auto half = python_half();
+      auto made = half.attr("create_instance")(py::handle(runner_.get()), d);
       instance = py_ref::borrow(made.ptr());
-      auto check = python_half().attr("readiness_check")(made);
+      execute = py_ref::borrow(half.attr("execute").ptr());
+      auto check = half.attr("readiness_check")(made);
       if (!check.is_none())
         readiness = std::make_shared<python_readiness_probe>(py_ref::borrow(check.ptr()));
     });
     if (!outcome)
       return outcome;
     return std::unique_ptr<rb::backend_instance>{
-      std::make_unique<interpreter_instance>(std::move(instance), facts_, std::move(readiness))};
+      std::make_unique<interpreter_instance>(std::move(instance), std::move(execute), facts_,
+                                             std::move(readiness))};
   }
 
   bool blocking() const noexcept override { return true; }
