@@ -25,8 +25,8 @@ struct worker_thread::state {
   /// Set with the lock held whenever the thread has something new to look
   /// at (a task, a close); read without it while the thread spins.
   std::atomic<bool> attention{false};
-  /// When the last task was posted (steady clock), set with the lock held:
-  /// the thread measures its idle gaps from it.
+  /// When a task was last posted into an empty queue (steady clock), set
+  /// with the lock held: where the thread's idle gaps end.
   std::chrono::steady_clock::time_point posted_at{};
   bool running = false;
   bool closed = false;
@@ -60,12 +60,16 @@ worker_thread::~worker_thread() {
 }
 
 bool worker_thread::post(std::function<void()> task) {
+  auto now = std::chrono::steady_clock::now();  // read outside the lock
   {
     std::lock_guard<std::mutex> guard{state_->mutex};
     if (state_->closed || state_->abandoned)
       return false;
+    // The first post into an empty queue ends an idle gap; later ones, made
+    // while the thread wakes up, do not move that end.
+    if (state_->queue.empty())
+      state_->posted_at = now;
     state_->queue.push_back(std::move(task));
-    state_->posted_at = std::chrono::steady_clock::now();
     state_->attention.store(true, std::memory_order_release);
   }
   state_->wake.notify_one();
@@ -136,7 +140,9 @@ constexpr std::chrono::microseconds spin_worth{50};
 void worker_thread::run(std::shared_ptr<state> s) {
   runtime::this_thread_runs_models = true;
   runtime::spin_record spins;
-  runtime::gap_mean gaps{4 * idle_spin};
+  // A gap longer than the spin costs what any such gap does (the spin
+  // wasted, the wake-up paid): it counts as one spin's length.
+  runtime::gap_mean gaps{idle_spin};
   std::unique_lock<std::mutex> lock{s->mutex};
   bool ran = false;
   for (;;) {
