@@ -169,3 +169,33 @@ def test_a_flood_of_queries_on_a_slow_check_is_answered(ports: tuple) -> None:
     with concurrent.futures.ThreadPoolExecutor(32) as pool:
         answers = list(pool.map(ask, range(64)))
     assert len(answers) == 64 and all(isinstance(a, bool) for a in answers)
+
+
+def test_an_instance_whose_check_cannot_be_looked_up_is_finalized(tmp_path: pathlib.Path) -> None:
+    """is_ready as a property that raises: the load fails with its error, and
+    the instance, whose initialize() ran, is finalized all the same."""
+    marker = tmp_path / "finalized"
+    model = tmp_path / "models" / "unready"
+    (model / "1").mkdir(parents=True)
+    (model / "config.pbtxt").write_text(
+        'name: "unready"\nbackend: "python"\nmax_batch_size: 0\n'
+        'input [{ name: "INPUT0" data_type: TYPE_FP32 dims: [ 1 ] }]\n'
+        'output [{ name: "OUTPUT0" data_type: TYPE_FP32 dims: [ 1 ] }]\n')
+    (model / "1" / "model.py").write_text(
+        "class TritonPythonModel:\n"
+        "    @property\n"
+        "    def is_ready(self):\n"
+        "        raise RuntimeError('is_ready broke on purpose')\n"
+        "    def execute(self, requests):\n"
+        "        return [None for _ in requests]\n"
+        "    def finalize(self):\n"
+        f"        open({str(marker)!r}, 'w').write('finalized')\n")
+    server = conch.Server(model_repository=str(tmp_path / "models"),
+                          model_control_mode=conch.ModelControlMode.EXPLICIT
+                          ).start(wait_until_ready=True)
+    try:
+        with pytest.raises(conch.TritonError, match="is_ready broke on purpose"):
+            server.load("unready")
+        assert marker.read_text() == "finalized"
+    finally:
+        server.stop()

@@ -260,7 +260,20 @@ class interpreter_model final : public rb::backend_model {
       auto made = half.attr("create_instance")(py::handle(runner_.get()), d);
       instance = py_ref::borrow(made.ptr());
       execute = py_ref::borrow(half.attr("execute").ptr());
-      auto check = half.attr("readiness_check")(made);
+      py::object check;
+      try {
+        check = half.attr("readiness_check")(made);
+      } catch (py::error_already_set&) {
+        // The model's instance exists (its initialize() ran): it is
+        // finalized before the error fails the load, as one that loaded is.
+        try {
+          half.attr("finalize")(made);
+        } catch (py::error_already_set& e) {
+          e.discard_as_unraisable("conch: finalizing a model instance");
+        }
+        instance.reset();
+        throw;
+      }
       if (!check.is_none())
         readiness = std::make_shared<python_readiness_probe>(py_ref::borrow(check.ptr()));
     });
