@@ -327,11 +327,21 @@ def _host_array(array: numpy.ndarray) -> numpy.ndarray:
     return array
 
 
+# The data type codes of the numeric dtypes, in native byte order.
+_CODE_OF_DTYPE = {dtype: int(code) for dtype, code in _NUMPY_TO_DATA_TYPE.items()}
+
+
 def native_input(name: str, value: Any) -> tuple:
     """The input tuple _conch.Server.infer takes for one input value: numeric
     numpy arrays go by the buffer protocol, everything else as a Tensor."""
     if not isinstance(name, str):
         raise InvalidArgumentError(f"input names must be str, not {type(name)}")
+    if type(value) is numpy.ndarray:
+        # The common case first: a C-contiguous array of a numeric dtype in
+        # native byte order goes as it is.
+        code = _CODE_OF_DTYPE.get(value.dtype)
+        if code is not None and value.flags.c_contiguous:
+            return (name, code, value.shape, value)
     if isinstance(value, list):
         value = numpy.array(value)
     if type(value) is numpy.ndarray and value.dtype.kind not in _BYTES_KINDS:

@@ -73,7 +73,11 @@ __all__ = [
 
 def get_input_tensor_by_name(inference_request: InferenceRequest, name: str) -> Optional[Tensor]:
     """The request's input `name`, or None."""
-    for tensor in inference_request.inputs():
+    try:
+        tensors = inference_request._input_tensors()  # without inputs()' copy
+    except AttributeError:
+        tensors = inference_request.inputs()
+    for tensor in tensors:
         if tensor.name() == name:
             return tensor
     return None

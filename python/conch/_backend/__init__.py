@@ -42,15 +42,19 @@ def _backend(name: str) -> ModuleType:
     return importlib.import_module(f"{__name__}.{_MODULES[name]}")
 
 
+def _backend_error(what: str, error: Exception) -> BackendError:
+    if isinstance(error, TritonError):  # raised on purpose by a backend: its message says it all
+        return BackendError(f"{what}: {error}")
+    return BackendError(f"{what}: {describe(error)}")
+
+
 def _guard(what: str, fn: Any, *args: Any) -> Any:
     try:
         return fn(*args)
     except BackendError:
         raise
-    except TritonError as e:  # raised on purpose by a backend: its message says it all
-        raise BackendError(f"{what}: {e}") from e
     except Exception as e:
-        raise BackendError(f"{what}: {describe(e)}") from e
+        raise _backend_error(what, e) from e
 
 
 def load_model(backend: str, context: dict) -> Any:
@@ -83,8 +87,14 @@ def create_instance(runner: Any, instance: dict) -> Any:
 
 
 def execute(instance: Any, requests: list) -> None:
-    """Runs one batch; the requests it leaves unanswered get the error."""
-    _guard("model execution failed", instance.execute, requests)
+    """Runs one batch; the requests it leaves unanswered get the error.
+    (_guard's work without its call: this runs for every batch.)"""
+    try:
+        instance.execute(requests)
+    except BackendError:
+        raise
+    except Exception as e:
+        raise _backend_error("model execution failed", e) from e
 
 
 def readiness_check(instance: Any) -> Any:

@@ -22,7 +22,7 @@ from .pb_response import InferenceResponse
 from .pb_tensor import Tensor
 from .pb_types import TritonError, TritonModelException
 
-__all__ = ["calling_model", "gateway", "run", "InferenceResponseIterator"]
+__all__ = ["calling_model", "enter_model", "leave_model", "gateway", "run", "InferenceResponseIterator"]
 
 # How long one wait for a response lasts before Python code runs again, so
 # that an ExecutionAbandoned raised in a stuck model's thread can go off.
@@ -53,6 +53,17 @@ class calling_model:
     def __exit__(self, *exc: Any) -> None:
         assert self._token is not None
         _current.reset(self._token)
+
+
+def enter_model(scope: tuple) -> contextvars.Token:
+    """As ``calling_model``'s ``__enter__``, for the code that runs each
+    batch: `scope` is ``(gateway, phase)``, kept by the caller; the token goes
+    to ``leave_model`` when the model's code has returned."""
+    return _current.set(scope)
+
+
+def leave_model(token: contextvars.Token) -> None:
+    _current.reset(token)
 
 
 def remember(package_name: str, gateway: Any) -> None:

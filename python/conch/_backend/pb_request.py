@@ -8,10 +8,11 @@ from typing import Any, Optional
 
 from .pb_response import InferenceResponse, _parameters_of
 from .pb_tensor import Tensor
+from .._enums import MemoryType
 from .._errors import UnsupportedError
 from .pb_types import TRITONSERVER_RESPONSE_COMPLETE_FINAL, TritonModelException
 
-__all__ = ["InferenceRequest", "InferenceResponseSender"]
+__all__ = ["InferenceRequest", "InferenceResponseSender", "wrap_request"]
 
 _REQUIRED: Any = object()  # arguments Triton's InferenceRequest has no default for
 _DEFAULT_MEMORY: Any = object()
@@ -226,27 +227,26 @@ class InferenceRequest:
         self._preferred_memory = preferred_memory
         self._trace = trace
 
-    @classmethod
-    def _wrap(cls, native: Any, cpu_only: bool = True) -> "InferenceRequest":
-        """A request of a batch; with `cpu_only` (FORCE_CPU_ONLY_INPUT_TENSORS,
-        on by default) its inputs in GPU memory reach the model copied to
-        host memory."""
-        self = cls.__new__(cls)
-        self._native = native
-        self._inputs = None
-        self._sender = None
-        self._cpu_only = cpu_only
-        return self
-
     # -- what the request carries --------------------------------------------------
 
     def inputs(self) -> list:
-        if self._inputs is None:
-            tensors = [Tensor._from_native(item) for item in self._request().inputs()]
+        return list(self._input_tensors())
+
+    def _input_tensors(self) -> list:
+        """The inputs, made on the first call: the list itself, which
+        the caller must not change."""
+        tensors = self._inputs
+        if tensors is None:
+            from_native = _tensor_from_native
+            items = self._request().inputs()
             if self._cpu_only:
-                tensors = [t if t.is_cpu() else t._on_host() for t in tensors]
+                host = _HOST_MEMORY
+                tensors = [from_native(item) if item[4] in host else from_native(item)._on_host()
+                           for item in items]
+            else:
+                tensors = [from_native(item) for item in items]
             self._inputs = tensors
-        return list(self._inputs)
+        return tensors
 
     def request_id(self) -> str:
         return self._request().id
@@ -340,3 +340,23 @@ class InferenceRequest:
         if self._native is None:
             raise TritonModelException("this InferenceRequest was created by model code and carries no request")
         return self._native
+
+
+_new_request = InferenceRequest.__new__
+# The memory types of inputs a model sees where they are (the 5th item of
+# an input's tuple): host and pinned host memory.
+_HOST_MEMORY = (int(MemoryType.CPU), int(MemoryType.CPU_PINNED))
+_tensor_from_native = Tensor._from_native
+
+
+def wrap_request(native: Any, cpu_only: bool) -> InferenceRequest:
+    """A request of a batch, as its model's execute() sees it; with
+    `cpu_only` (FORCE_CPU_ONLY_INPUT_TENSORS, on by default) its inputs in GPU
+    memory reach the model copied to host memory. A function, not a
+    constructor: the backend calls it for each request of each batch."""
+    self = _new_request(InferenceRequest)
+    self._native = native
+    self._inputs = None
+    self._sender = None
+    self._cpu_only = cpu_only
+    return self

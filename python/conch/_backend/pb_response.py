@@ -47,7 +47,7 @@ class InferenceResponse:
             )
         self._outputs = outputs
         self._error = error
-        self._parameters = _parameters_of(parameters)
+        self._parameters = None if parameters is None else _parameters_of(parameters)
         self._final = True  # a BLS response: whether it was the request's last
 
     def output_tensors(self) -> list:

@@ -19,6 +19,7 @@ from .pb_types import NUMPY_BY_CODE, TritonModelException
 __all__ = ["Tensor"]
 
 _BYTES = int(DataType.BYTES)
+_ndarray = numpy.ndarray
 _CPU_TYPES = (int(MemoryType.CPU), int(MemoryType.CPU_PINNED))
 
 
@@ -164,7 +165,7 @@ class Tensor:
             )
         if size == 0:
             return numpy.empty(shape, dtype)
-        return numpy.frombuffer(buffer, dtype=dtype).reshape(shape)
+        return _ndarray(shape, dtype, buffer)  # a view of the buffer, read-only when it is
 
     def _output(self) -> tuple:
         """The tensor tuple BackendRequest.respond takes."""
@@ -172,6 +173,7 @@ class Tensor:
             # An input passed on: the same bytes, in the order respond() takes.
             name, data_type, shape, data_ptr, memory_type, memory_id, size, owner = self._native
             return (name, data_type, shape, data_ptr, size, memory_type, memory_id, owner)
-        if self._array is not None and self._tensor is None:
-            return native_input(self._name, self._array)
+        array = self._array
+        if array is not None and self._tensor is None:
+            return native_input(self._name, array)
         return tensor_tuple(self._name, self._conch_tensor())

@@ -26,9 +26,9 @@ from .errors import BackendError, describe
 from .instance_loop import InstanceLoop
 from .model_files import model_file_path
 from .model_import import forget_package, import_model_file, package_name
-from .pb_bls import calling_model, forget, remember
+from .pb_bls import calling_model, enter_model, forget, leave_model, remember
 from .pb_config import ModelConfig
-from .pb_request import InferenceRequest
+from .pb_request import wrap_request as _wrap_request
 from .pb_response import InferenceResponse
 from .readiness import ReadinessCheck
 
@@ -99,6 +99,7 @@ class PythonInstance:
         self._instance = instance  # the instance's name, which Triton's texts give
         self._decoupled = decoupled
         self._gateway = gateway
+        self._execute_scope = (gateway, "execute")
         self._loop: Optional[InstanceLoop] = None
 
     def _failed(self, message: str) -> BackendError:
@@ -111,21 +112,27 @@ class PythonInstance:
                 "function must return None.")
 
     def execute(self, natives: list) -> None:
-        requests = [InferenceRequest._wrap(n, self._cpu_only_inputs) for n in natives]
-        with calling_model(self._gateway):
-            try:
-                responses = self._model.execute(requests)
-                if inspect.iscoroutine(responses):
-                    if self._loop is None:
-                        self._loop = InstanceLoop(self._name, self._decoupled)
-                    if self._decoupled:
-                        # Answered through the senders, maybe after other
-                        # requests' coroutines: this thread takes the next batch.
-                        self._loop.start(responses, natives, self._check_coroutine_result)
-                        return
-                    responses = self._loop.run(responses)
-            except Exception as e:
-                raise self._failed(_triton_description(e)) from e
+        # Once per request: what runs here is most of the Python a request
+        # costs besides the model's own, so it calls as little as it can.
+        wrap = _wrap_request
+        cpu_only = self._cpu_only_inputs
+        requests = [wrap(n, cpu_only) for n in natives]
+        token = enter_model(self._execute_scope)
+        try:
+            responses = self._model.execute(requests)
+            if type(responses) is not list and inspect.iscoroutine(responses):
+                if self._loop is None:
+                    self._loop = InstanceLoop(self._name, self._decoupled)
+                if self._decoupled:
+                    # Answered through the senders, maybe after other
+                    # requests' coroutines: this thread takes the next batch.
+                    self._loop.start(responses, natives, self._check_coroutine_result)
+                    return
+                responses = self._loop.run(responses)
+        except Exception as e:
+            raise self._failed(_triton_description(e)) from e
+        finally:
+            leave_model(token)
         self._answer(natives, responses)
 
     def _check_coroutine_result(self, natives: list, result: Any, error: Optional[BaseException]) -> None:
@@ -165,8 +172,11 @@ class PythonInstance:
                 "Number of InferenceResponse objects do not match the number of InferenceRequest "
                 f"objects. InferenceRequest(s) size is:{len(natives)}, and InferenceResponse(s) "
                 f"size is:{len(responses)}\n")
-        for native, response in zip(natives, responses):
-            if native.rescheduled:
+        # Each native's flag is read once: a property of the extension's
+        # request costs a call into it.
+        rescheduled = [native.rescheduled for native in natives]
+        for native, response, again in zip(natives, responses, rescheduled):
+            if again:
                 if response is not None:
                     native.fail(
                         "Expected a None object in the execute function return list for "
@@ -177,8 +187,8 @@ class PythonInstance:
                 raise self._failed(
                     "Expected an 'InferenceResponse' object in the execute function return "
                     f"list, found type '{type(response)}'.")
-        for native, response in zip(natives, responses):
-            if response is None or native.final_sent or native.rescheduled:
+        for native, response, again in zip(natives, responses, rescheduled):
+            if response is None or again or native.final_sent:
                 continue  # answered through its sender, or to be
             try:
                 response._send(native, True)
