@@ -239,12 +239,13 @@ class InferenceRequest:
         if tensors is None:
             from_native = _tensor_from_native
             items = self._request().inputs()
-            if self._cpu_only:
-                host = _HOST_MEMORY
-                tensors = [from_native(item) if item[4] in host else from_native(item)._on_host()
-                           for item in items]
-            else:
-                tensors = [from_native(item) for item in items]
+            to_host = self._cpu_only
+            tensors = []
+            for item in items:
+                tensor = from_native(item)
+                if to_host and item[4] not in _HOST_MEMORY:
+                    tensor = tensor._on_host()
+                tensors.append(tensor)
             self._inputs = tensors
         return tensors
 

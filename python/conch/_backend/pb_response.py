@@ -69,7 +69,10 @@ class InferenceResponse:
         if self._error is not None:
             native.fail(self._error.message(), self._error._code_name())
             return
-        native.respond([t._output() for t in self._outputs], final, self._parameters)
+        outputs = []
+        for tensor in self._outputs:
+            outputs.append(tensor._output())
+        native.respond(outputs, final, self._parameters)
 
 
 def _parameters_of(parameters: Any) -> Optional[dict]:

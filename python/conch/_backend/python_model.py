@@ -113,10 +113,14 @@ class PythonInstance:
 
     def execute(self, natives: list) -> None:
         # Once per request: what runs here is most of the Python a request
-        # costs besides the model's own, so it calls as little as it can.
+        # costs besides the model's own, so it calls as little as it can
+        # (loops rather than comprehensions, which are a function each up
+        # to Python 3.11).
         wrap = _wrap_request
         cpu_only = self._cpu_only_inputs
-        requests = [wrap(n, cpu_only) for n in natives]
+        requests = []
+        for native in natives:
+            requests.append(wrap(native, cpu_only))
         token = enter_model(self._execute_scope)
         try:
             responses = self._model.execute(requests)
@@ -172,24 +176,27 @@ class PythonInstance:
                 "Number of InferenceResponse objects do not match the number of InferenceRequest "
                 f"objects. InferenceRequest(s) size is:{len(natives)}, and InferenceResponse(s) "
                 f"size is:{len(responses)}\n")
-        # Each native's flag is read once: a property of the extension's
-        # request costs a call into it.
-        rescheduled = [native.rescheduled for native in natives]
-        for native, response, again in zip(natives, responses, rescheduled):
-            if again:
+        # Every response is checked before any is sent. Each native's flag
+        # is read once: a property of the extension's request is a call into it.
+        to_send = []
+        for native, response in zip(natives, responses):
+            if native.rescheduled:
                 if response is not None:
                     native.fail(
                         "Expected a None object in the execute function return list for "
                         f"reschduled request, found type '{type(response).__name__}'."
                     )
                 continue
-            if response is not None and not isinstance(response, InferenceResponse):
+            if response is None:
+                continue  # answered through its sender, or to be
+            if not isinstance(response, InferenceResponse):
                 raise self._failed(
                     "Expected an 'InferenceResponse' object in the execute function return "
                     f"list, found type '{type(response)}'.")
-        for native, response, again in zip(natives, responses, rescheduled):
-            if response is None or again or native.final_sent:
-                continue  # answered through its sender, or to be
+            to_send.append((native, response))
+        for native, response in to_send:
+            if native.final_sent:
+                continue  # answered through its sender
             try:
                 response._send(native, True)
             except Exception as e:  # a malformed output: the request fails, the batch goes on
