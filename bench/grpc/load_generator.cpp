@@ -129,6 +129,7 @@ void stream_worker(const settings& s, int index, shared_state& shared,
   grpc::ClientContext ctx;
   auto stream = stub->ModelStreamInfer(&ctx);
   bool broke = false;
+  bool answered_error = false;  // counted already: the stream's status is not counted again
   run_worker(shared, samples, [&] {
     if (!stream->Write(request) || !stream->Read(&response)) {
       broke = true;  // the server's status says why, below
@@ -136,6 +137,7 @@ void stream_worker(const settings& s, int index, shared_state& shared,
     }
     if (!response.error_message().empty()) {
       shared.fail(grpc::Status{grpc::StatusCode::UNKNOWN, response.error_message()});
+      answered_error = true;
       return false;
     }
     return true;
@@ -147,7 +149,7 @@ void stream_worker(const settings& s, int index, shared_state& shared,
     shared.fail(st.ok() ? grpc::Status{grpc::StatusCode::UNAVAILABLE,
                                        "the stream broke; the server ended it OK"}
                         : grpc::Status{st.error_code(), "the stream broke: " + st.error_message()});
-  else if (!st.ok() && shared.phase.load() != done)
+  else if (!st.ok() && !answered_error && shared.phase.load() != done)
     shared.fail(st);
 }
 
