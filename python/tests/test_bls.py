@@ -377,7 +377,8 @@ def test_a_model_loads_and_unloads_another() -> None:
 
 
 def test_iterative_requests_are_rescheduled_until_done() -> None:
-    server = start("iterative_count", "iterative_stream", "reschedule_plain", "late_reschedule")
+    server = start("iterative_count", "iterative_stream", "reschedule_plain", "late_reschedule",
+                   "reschedule_answered")
     try:
         model = server.model("iterative_count")
         # Six requests at once, needing 1 to 6 runs: each is answered after
@@ -399,6 +400,12 @@ def test_iterative_requests_are_rescheduled_until_done() -> None:
         with pytest.raises(conch.InternalError,
                            match="Request is released with TRITONSERVER_REQUEST_RELEASE_RESCHEDULE"):
             only(server.model("reschedule_plain").infer(inputs={"N": numpy.array([2], numpy.int32)}))
+        # A rescheduled request's place in execute()'s list must be None.
+        with pytest.raises(conch.InternalError,
+                           match="Expected a None object in the execute function return list "
+                                 "for reschduled request, found type 'InferenceResponse'"):
+            only(server.model("reschedule_answered").infer(
+                inputs={"N": numpy.array([1], numpy.int32)}))
         # Only before the execute() that got the request returns.
         model = server.model("late_reschedule")
         first = model.infer(inputs={"N": numpy.array([1], numpy.int32)})

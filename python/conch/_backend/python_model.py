@@ -92,8 +92,9 @@ class PythonInstance:
     """One instance: a TritonPythonModel object."""
 
     def __init__(self, model: Any, name: str, instance: str, decoupled: bool,
-                 gateway: Any, cpu_only_inputs: bool = True) -> None:
+                 gateway: Any, cpu_only_inputs: bool = True, iterative: bool = True) -> None:
         self._model = model
+        self._iterative = iterative  # whether its requests may be rescheduled
         self._cpu_only_inputs = cpu_only_inputs
         self._name = name
         self._instance = instance  # the instance's name, which Triton's texts give
@@ -176,11 +177,13 @@ class PythonInstance:
                 "Number of InferenceResponse objects do not match the number of InferenceRequest "
                 f"objects. InferenceRequest(s) size is:{len(natives)}, and InferenceResponse(s) "
                 f"size is:{len(responses)}\n")
-        # Every response is checked before any is sent. Each native's flag
-        # is read once: a property of the extension's request is a call into it.
+        # Every response is checked before any is sent. A native's flags are
+        # read once, and `rescheduled` only where a request can be: each
+        # property of the extension's request is a call into it.
         to_send = []
+        iterative = self._iterative
         for native, response in zip(natives, responses):
-            if native.rescheduled:
+            if iterative and native.rescheduled:
                 if response is not None:
                     native.fail(
                         "Expected a None object in the execute function return list for "
@@ -243,6 +246,8 @@ class PythonModel:
         if not os.path.isfile(self._path):
             raise BackendError(f"Python model file not found in '{self._path}'")
         self._decoupled = bool((config.get("model_transaction_policy") or {}).get("decoupled"))
+        # Only a model with iterative sequences can have a request rescheduled.
+        self._iterative = bool((config.get("sequence_batching") or {}).get("iterative_sequence"))
         self._cpu_only_inputs = _force_cpu_only_input_tensors(config)
         self._gateway = context.get("bls")
         # Imported now so that a broken model.py fails the load even before
@@ -289,7 +294,7 @@ class PythonModel:
                     f"initialize() of model '{ctx['name']}' raised: {describe(e)}"
                 ) from e
         created = PythonInstance(model, ctx["name"], instance["name"], self._decoupled,
-                                 self._gateway, self._cpu_only_inputs)
+                                 self._gateway, self._cpu_only_inputs, self._iterative)
         _forget_with(created, module)
         return created
 
