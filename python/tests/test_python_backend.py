@@ -479,3 +479,28 @@ def test_each_python_model_imports_its_own_helper(server: conch.Server) -> None:
         gc.collect()
         time.sleep(0.01)
     assert "helper" not in sys.modules
+
+
+def test_get_input_tensor_by_name_asks_what_is_not_a_plain_request() -> None:
+    # A model's own unit tests hand it stand-ins, and a subclass may answer
+    # inputs() its own way: both are asked through inputs(), as in Triton.
+    from unittest import mock
+
+    import triton_python_backend_utils as pb_utils
+
+    tensor = pb_utils.Tensor("X", numpy.ones(2, numpy.float32))
+    stand_in = mock.MagicMock()
+    stand_in.inputs.return_value = [tensor]
+    assert pb_utils.get_input_tensor_by_name(stand_in, "X") is tensor
+    assert pb_utils.get_input_tensor_by_name(stand_in, "Y") is None
+
+    class Renamed(pb_utils.InferenceRequest):
+        def inputs(self) -> list:
+            return [pb_utils.Tensor("Z", numpy.zeros(1, numpy.float32))]
+
+    renamed = Renamed(model_name="m", inputs=[tensor], requested_output_names=[])
+    assert pb_utils.get_input_tensor_by_name(renamed, "Z").name() == "Z"
+    assert pb_utils.get_input_tensor_by_name(renamed, "X") is None
+    # A request made by model code: the inputs it was given.
+    plain = pb_utils.InferenceRequest(model_name="m", inputs=[tensor], requested_output_names=[])
+    assert pb_utils.get_input_tensor_by_name(plain, "X") is tensor
