@@ -7,8 +7,7 @@ import threading
 from typing import Any, Optional
 
 from .pb_response import InferenceResponse, _parameters_of
-from .pb_tensor import Tensor
-from .._enums import MemoryType
+from .pb_tensor import HOST_MEMORY_TYPES, Tensor
 from .._errors import UnsupportedError
 from .pb_types import TRITONSERVER_RESPONSE_COMPLETE_FINAL, TritonModelException
 
@@ -243,7 +242,7 @@ class InferenceRequest:
             tensors = []
             for item in items:
                 tensor = from_native(item)
-                if to_host and item[4] not in _HOST_MEMORY:
+                if to_host and item[4] not in HOST_MEMORY_TYPES:  # its memory type
                     tensor = tensor._on_host()
                 tensors.append(tensor)
             self._inputs = tensors
@@ -344,9 +343,6 @@ class InferenceRequest:
 
 
 _new_request = InferenceRequest.__new__
-# The memory types of inputs a model sees where they are (the 5th item of
-# an input's tuple): host and pinned host memory.
-_HOST_MEMORY = (int(MemoryType.CPU), int(MemoryType.CPU_PINNED))
 _tensor_from_native = Tensor._from_native
 
 

@@ -20,7 +20,9 @@ __all__ = ["Tensor"]
 
 _BYTES = int(DataType.BYTES)
 _ndarray = numpy.ndarray
-_CPU_TYPES = (int(MemoryType.CPU), int(MemoryType.CPU_PINNED))
+# The memory types a tensor's bytes can be read in place from: host and
+# pinned host memory.
+HOST_MEMORY_TYPES = (int(MemoryType.CPU), int(MemoryType.CPU_PINNED))
 
 
 class Tensor:
@@ -102,9 +104,9 @@ class Tensor:
 
     def is_cpu(self) -> bool:
         if self._native is not None:
-            return self._native[4] in _CPU_TYPES
+            return self._native[4] in HOST_MEMORY_TYPES
         if self._tensor is not None:
-            return int(self._tensor.memory_type) in _CPU_TYPES
+            return int(self._tensor.memory_type) in HOST_MEMORY_TYPES
         return True
 
     def _on_host(self) -> "Tensor":
@@ -150,7 +152,7 @@ class Tensor:
                 return tensor.to_bytes_array()
             return numpy.from_dlpack(tensor)
         _, data_type, shape, _, memory_type, _, size, buffer = self._native
-        if memory_type not in _CPU_TYPES:
+        if memory_type not in HOST_MEMORY_TYPES:
             raise TritonModelException(
                 f"tensor '{self._name}' is in GPU memory; use to_dlpack() instead of as_numpy()"
             )
